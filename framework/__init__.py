@@ -1,0 +1,49 @@
+"""framework: MXNet Gluon's programming model rebuilt on JAX.
+
+``from framework import np, npx, gluon, autograd`` is the seed's import line; ``import framework as mx``
+offers what ``import mxnet as mx`` does for Gluon users.
+
+>>> import framework as mx
+>>> from framework import np, npx
+>>> x = np.ones((3, 4), ctx=mx.cpu())
+>>> x.shape
+(3, 4)
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from . import np, npx
+from .device import Context, Device, cpu, cpu_pinned, current_context, current_device, gpu, num_gpus
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "gluon": "framework.gluon",
+    "autograd": "framework.autograd",
+    "init": "framework.initializer",
+    "initializer": "framework.initializer",
+    "optimizer": "framework.optimizer",
+    "lr_scheduler": "framework.lr_scheduler",
+    "metric": "framework.gluon.metric",
+    "parallel": "framework.parallel",
+    "serialization": "framework.serialization",
+    "test_utils": "framework.test_utils",
+    "nd": "framework.np",
+}
+
+__all__ = [
+    "np", "npx", "cpu", "gpu", "cpu_pinned", "num_gpus", "current_context", "current_device",
+    "Context", "Device", "random", *_LAZY,
+]
+
+random = np.random
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        module = importlib.import_module(_LAZY[name])
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'framework' has no attribute {name!r}")

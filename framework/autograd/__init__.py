@@ -1,0 +1,1 @@
+"""autograd (placeholder until the recording module lands)."""

@@ -1,0 +1,164 @@
+"""Devices. A context (MXNet 1.x) or device (MXNet 2.0) IS a :class:`jax.Device`.
+
+>>> from framework import npx
+>>> npx.cpu(0).platform
+'cpu'
+>>> npx.num_gpus() >= 0
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+
+import jax
+
+__all__ = [
+    "Device",
+    "Context",
+    "cpu",
+    "gpu",
+    "num_gpus",
+    "current_device",
+    "current_context",
+    "device_scope",
+    "as_device",
+    "cpu_pinned",
+]
+
+Device = jax.Device
+Context = jax.Device
+
+_GPU_PLATFORMS = ("gpu", "cuda", "rocm")
+_scope = threading.local()
+
+
+def _devices(platform: str) -> list[jax.Device]:
+    try:
+        return list(jax.devices(platform))
+    except RuntimeError:  # no backend of that kind is present
+        return []
+
+
+def cpu(device_id: int = 0) -> jax.Device:
+    """The ``device_id``-th CPU device (JAX exposes several with ``jax_num_cpu_devices``).
+
+    >>> cpu().id
+    0
+    """
+    devs = _devices("cpu")
+    if not 0 <= device_id < len(devs):
+        raise ValueError(
+            f"cpu({device_id}): this process has {len(devs)} CPU device(s) (ids 0..{len(devs) - 1}). "
+            "Ask for more before JAX starts with jax.config.update('jax_num_cpu_devices', N) "
+            "or XLA_FLAGS=--xla_force_host_platform_device_count=N."
+        )
+    return devs[device_id]
+
+
+def cpu_pinned(device_id: int = 0) -> jax.Device:
+    """MXNet's pinned host memory; on JAX, the CPU device."""
+    return cpu(device_id)
+
+
+def num_gpus() -> int:
+    """Number of GPUs visible to this process (0 on a CPU-only machine).
+
+    >>> isinstance(num_gpus(), int)
+    True
+    """
+    return sum(len(_devices(p)) for p in ("gpu",)) if _has_gpu() else 0
+
+
+def _has_gpu() -> bool:
+    try:
+        return jax.default_backend() in _GPU_PLATFORMS or bool(_devices("gpu"))
+    except RuntimeError:
+        return False
+
+
+def gpu(device_id: int = 0) -> jax.Device:
+    """The ``device_id``-th GPU. Raises ``ValueError`` naming how many GPUs there are.
+
+    >>> num_gpus() > 0 or "no GPU here"
+    'no GPU here'
+    """
+    devs = _devices("gpu") if _has_gpu() else []
+    if not 0 <= device_id < len(devs):
+        hint = (
+            "This machine has no GPU visible to JAX: use npx.cpu(), or install a CUDA jaxlib "
+            "(pip install 'jax[cuda12]')."
+            if not devs
+            else f"Use an id in 0..{len(devs) - 1}."
+        )
+        raise ValueError(f"gpu({device_id}): {len(devs)} GPU(s) present. {hint}")
+    return devs[device_id]
+
+
+def current_device() -> jax.Device:
+    """The device new arrays go to: the innermost :func:`device_scope`, else JAX's default.
+
+    >>> current_device() == jax.devices()[0]
+    True
+    """
+    stack = getattr(_scope, "stack", None)
+    if stack:
+        return stack[-1]
+    default = jax.config.jax_default_device
+    if isinstance(default, jax.Device):
+        return default
+    return jax.local_devices()[0]
+
+
+current_context = current_device
+
+
+@contextlib.contextmanager
+def device_scope(device: jax.Device) -> Iterator[jax.Device]:
+    """``with device_scope(npx.cpu(1)):`` -- MXNet's ``with mx.Context(...)``.
+
+    >>> with device_scope(cpu(0)) as d:
+    ...     current_device() == d
+    True
+    """
+    device = as_device(device)
+    stack = getattr(_scope, "stack", None)
+    if stack is None:
+        stack = _scope.stack = []
+    stack.append(device)
+    try:
+        with jax.default_device(device):
+            yield device
+    finally:
+        stack.pop()
+
+
+def as_device(device: object, *, what: str = "device") -> jax.Device:
+    """Normalise ``ctx=``/``device=`` arguments: a jax.Device, or a string like ``'cpu:1'``/``'gpu'``.
+
+    >>> as_device('cpu:0') == cpu(0)
+    True
+    """
+    if isinstance(device, jax.Device):
+        return device
+    if isinstance(device, str):
+        kind, _, idx = device.partition(":")
+        index = int(idx or 0)
+        if kind == "cpu":
+            return cpu(index)
+        if kind in _GPU_PLATFORMS:
+            return gpu(index)
+    raise TypeError(
+        f"{what}={device!r}: expected a jax.Device (npx.cpu(i), npx.gpu(i)) or a string such as "
+        "'cpu:0' or 'gpu:1'."
+    )
+
+
+def resolve(ctx: object = None, device: object = None) -> jax.Device | None:
+    """The one device named by MXNet 1.x ``ctx=`` or MXNet 2.0 ``device=`` (None if neither)."""
+    if ctx is not None and device is not None and as_device(ctx) != as_device(device):
+        raise ValueError(f"ctx={ctx} and device={device} disagree: pass only one of them.")
+    chosen = device if device is not None else ctx
+    return None if chosen is None else as_device(chosen, what="device" if device is not None else "ctx")

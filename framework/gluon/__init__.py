@@ -1,0 +1,1 @@
+"""Gluon: Blocks, Parameters, losses, Trainer, data."""

@@ -1,0 +1,29 @@
+"""Make ``jax.numpy`` functions record under :func:`framework.autograd.record`.
+
+A function wrapped here behaves exactly as the jax.numpy one, unless one of its arguments is a recorded
+value (see :mod:`framework.autograd`): then the call becomes a node of the recorded computation.
+
+>>> import jax.numpy as jnp
+>>> recordable(jnp.add)(1.0, 2.0).item()
+3.0
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+
+def recordable(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap ``fn`` so that calls with recorded arguments are recorded."""
+    from ..autograd import tape
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if tape.any_recorded(args, kwargs):
+            return tape.record_call(fn, args, kwargs)
+        return fn(*args, **kwargs)
+
+    wrapper.__wrapped__ = fn
+    return wrapper

@@ -1,0 +1,197 @@
+"""``np.random`` over a framework-held key stream.
+
+``seed(n)`` makes every later draw reproducible: draw ``i`` after a seed uses
+``fold_in(key(n), i)``, so the stream is a pure function of (seed, count) and can be checkpointed with
+:func:`get_state` / :func:`set_state`. Every function takes ``ctx=`` / ``device=``.
+
+>>> from framework import np
+>>> np.random.seed(0); a = np.random.uniform(size=(2,))
+>>> np.random.seed(0); b = np.random.uniform(size=(2,))
+>>> bool((a == b).all())
+True
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from .creation import place
+
+__all__ = [
+    "seed", "next_key", "get_state", "set_state", "uniform", "normal", "randn", "rand", "randint",
+    "choice", "shuffle", "permutation", "gamma", "beta", "exponential", "multinomial", "bernoulli",
+    "laplace", "logistic", "gumbel", "poisson", "lognormal", "chisquare", "categorical",
+]
+
+_lock = threading.Lock()
+_state = {"seed": 0, "count": 0}
+_base_keys: dict[int, jax.Array] = {}
+
+
+def seed(seed: int = 0, ctx: Any = "all", *, device: Any = None) -> None:
+    """Reset the stream (``ctx`` is accepted for MXNet compatibility: the stream is global)."""
+    with _lock:
+        _state["seed"] = int(seed)
+        _state["count"] = 0
+
+
+def get_state() -> dict[str, int]:
+    """The stream's position: ``{'seed': s, 'count': c}`` (JSON-serialisable)."""
+    with _lock:
+        return dict(_state)
+
+
+def set_state(state: dict[str, int]) -> None:
+    """Restore a position saved by :func:`get_state`."""
+    with _lock:
+        _state["seed"] = int(state["seed"])
+        _state["count"] = int(state["count"])
+
+
+def next_key() -> jax.Array:
+    """A fresh PRNG key from the stream (on the CPU; JAX moves it where it is used)."""
+    with _lock:
+        s, c = _state["seed"], _state["count"]
+        _state["count"] = c + 1
+        base = _base_keys.get(s)
+        if base is None:
+            base = _base_keys[s] = jax.random.key(s)
+    return _fold_in(base, c)
+
+
+_fold_in = jax.jit(jax.random.fold_in)
+
+
+def _shape(size: Any) -> tuple[int, ...]:
+    if size is None:
+        return ()
+    if isinstance(size, int):
+        return (size,)
+    return tuple(size)
+
+
+def _float(dtype: Any) -> Any:
+    return dtype or jnp.float32
+
+
+def _out(x: jax.Array, ctx: Any, device: Any) -> jax.Array:
+    return place(x, ctx, device)
+
+
+def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None, dtype: Any = None, ctx: Any = None,
+            out: Any = None, *, device: Any = None) -> jax.Array:
+    shape = _shape(size) if size is not None else jnp.broadcast_shapes(jnp.shape(low), jnp.shape(high))
+    u = jax.random.uniform(next_key(), shape, _float(dtype))
+    return _out(low + (jnp.asarray(high) - low) * u, ctx, device).astype(_float(dtype))
+
+
+def normal(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, dtype: Any = None, ctx: Any = None,
+           out: Any = None, *, device: Any = None) -> jax.Array:
+    shape = _shape(size) if size is not None else jnp.broadcast_shapes(jnp.shape(loc), jnp.shape(scale))
+    z = jax.random.normal(next_key(), shape, _float(dtype))
+    return _out((loc + jnp.asarray(scale) * z).astype(_float(dtype)), ctx, device)
+
+
+def randn(*size: int, dtype: Any = None, ctx: Any = None, device: Any = None) -> jax.Array:
+    return normal(size=size, dtype=dtype, ctx=ctx, device=device)
+
+
+def rand(*size: int, dtype: Any = None, ctx: Any = None, device: Any = None) -> jax.Array:
+    return uniform(size=size, dtype=dtype, ctx=ctx, device=device)
+
+
+def lognormal(mean: float = 0.0, sigma: float = 1.0, size: Any = None, dtype: Any = None,
+              ctx: Any = None, *, device: Any = None) -> jax.Array:
+    return jnp.exp(normal(mean, sigma, size, dtype, ctx, device=device))
+
+
+def randint(low: int, high: int | None = None, size: Any = None, dtype: Any = None,
+            ctx: Any = None, out: Any = None, *, device: Any = None) -> jax.Array:
+    if high is None:
+        low, high = 0, low
+    x = jax.random.randint(next_key(), _shape(size), low, high, dtype or jnp.int32)
+    return _out(x, ctx, device)
+
+
+def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None, ctx: Any = None,
+           out: Any = None, *, device: Any = None) -> jax.Array:
+    x = jax.random.choice(next_key(), a if not isinstance(a, int) else int(a), _shape(size),
+                          replace=replace, p=p)
+    return _out(x, ctx, device)
+
+
+def permutation(x: Any, ctx: Any = None, *, device: Any = None) -> jax.Array:
+    return _out(jax.random.permutation(next_key(), x), ctx, device)
+
+
+def shuffle(x: jax.Array) -> jax.Array:
+    """Shuffle along the first axis. JAX arrays are immutable, so (unlike MXNet, which shuffles in
+    place and returns None) the shuffled array is returned: write ``x = np.random.shuffle(x)``."""
+    return jax.random.permutation(next_key(), x, independent=False)
+
+
+def gamma(shape: Any = 1.0, scale: Any = 1.0, size: Any = None, dtype: Any = None, ctx: Any = None,
+          out: Any = None, *, device: Any = None) -> jax.Array:
+    s = _shape(size) if size is not None else jnp.shape(shape)
+    g = jax.random.gamma(next_key(), jnp.asarray(shape, _float(dtype)), s, _float(dtype))
+    return _out(g * scale, ctx, device)
+
+
+def beta(a: Any, b: Any, size: Any = None, dtype: Any = None, ctx: Any = None, *,
+         device: Any = None) -> jax.Array:
+    x = jax.random.beta(next_key(), a, b, _shape(size) if size is not None else None, _float(dtype))
+    return _out(x, ctx, device)
+
+
+def exponential(scale: Any = 1.0, size: Any = None, dtype: Any = None, ctx: Any = None, out: Any = None,
+                *, device: Any = None) -> jax.Array:
+    x = jax.random.exponential(next_key(), _shape(size), _float(dtype)) * scale
+    return _out(x, ctx, device)
+
+
+def laplace(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, dtype: Any = None, ctx: Any = None,
+            *, device: Any = None) -> jax.Array:
+    return _out(loc + scale * jax.random.laplace(next_key(), _shape(size), _float(dtype)), ctx, device)
+
+
+def logistic(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, dtype: Any = None, ctx: Any = None,
+             *, device: Any = None) -> jax.Array:
+    return _out(loc + scale * jax.random.logistic(next_key(), _shape(size), _float(dtype)), ctx, device)
+
+
+def gumbel(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, dtype: Any = None, ctx: Any = None,
+           *, device: Any = None) -> jax.Array:
+    return _out(loc + scale * jax.random.gumbel(next_key(), _shape(size), _float(dtype)), ctx, device)
+
+
+def poisson(lam: Any = 1.0, size: Any = None, ctx: Any = None, *, device: Any = None) -> jax.Array:
+    return _out(jax.random.poisson(next_key(), lam, _shape(size) or None), ctx, device)
+
+
+def chisquare(df: Any, size: Any = None, dtype: Any = None, ctx: Any = None, *,
+              device: Any = None) -> jax.Array:
+    return _out(jax.random.chisquare(next_key(), df, _shape(size) or None, _float(dtype)), ctx, device)
+
+
+def bernoulli(prob: Any = 0.5, size: Any = None, dtype: Any = None, ctx: Any = None, *,
+              device: Any = None) -> jax.Array:
+    x = jax.random.bernoulli(next_key(), prob, _shape(size) or None)
+    return _out(x.astype(_float(dtype)), ctx, device)
+
+
+def categorical(logits: Any, size: Any = None, ctx: Any = None, *, device: Any = None) -> jax.Array:
+    return _out(jax.random.categorical(next_key(), logits, shape=_shape(size) or None), ctx, device)
+
+
+def multinomial(n: int, pvals: Any, size: Any = None, ctx: Any = None, *,
+                device: Any = None) -> jax.Array:
+    """Counts of ``n`` draws over ``pvals`` (shape ``size + (len(pvals),)``), as numpy's."""
+    pvals = jnp.asarray(pvals, jnp.float32)
+    shape = _shape(size)
+    draws = jax.random.categorical(next_key(), jnp.log(pvals), shape=shape + (int(n),))
+    counts = jax.nn.one_hot(draws, pvals.shape[-1], dtype=jnp.int32).sum(axis=-2)
+    return _out(counts, ctx, device)
