@@ -1,1 +1,108 @@
-"""autograd (placeholder until the recording module lands)."""
+"""MXNet's autograd, realised with ``jax.grad``.
+
+``record()`` opens a scope in which Blocks, losses and ``np``/``npx`` operations are recorded;
+``loss.backward()`` differentiates the recorded computation with JAX in one compiled program and writes
+each Parameter's gradient on its device. For pure functions, :func:`grad` and :func:`value_and_grad` are
+``jax.grad`` / ``jax.value_and_grad``.
+
+>>> from framework import autograd, np
+>>> autograd.is_recording()
+False
+>>> with autograd.record():
+...     autograd.is_recording(), autograd.is_training()
+(True, True)
+>>> float(autograd.grad(lambda x: (x ** 2).sum())(np.ones(3))[0])
+2.0
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import jax
+
+from . import tape
+from .recorded import Recorded
+from .tape import GraphError, is_recording, is_training, set_recording, set_training
+
+__all__ = [
+    "record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
+    "set_training", "backward", "grad", "value_and_grad", "Recorded", "GraphError",
+]
+
+
+@contextlib.contextmanager
+def _scope(recording: bool | None, training: bool | None) -> Iterator[None]:
+    prev_r = set_recording(recording) if recording is not None else None
+    prev_t = set_training(training) if training is not None else None
+    try:
+        yield
+    finally:
+        if recording is not None:
+            set_recording(prev_r)
+        if training is not None:
+            set_training(prev_t)
+
+
+def record(train_mode: bool = True) -> contextlib.AbstractContextManager[None]:
+    """Record computations for :func:`backward`; ``train_mode`` sets Dropout/BatchNorm behaviour."""
+    return _scope(True, train_mode)
+
+
+def pause(train_mode: bool = False) -> contextlib.AbstractContextManager[None]:
+    """Stop recording inside a ``record()`` scope."""
+    return _scope(False, train_mode)
+
+
+def train_mode() -> contextlib.AbstractContextManager[None]:
+    """Training behaviour (batch statistics, dropout) without recording."""
+    return _scope(None, True)
+
+
+def predict_mode() -> contextlib.AbstractContextManager[None]:
+    """Inference behaviour, even inside ``record()``."""
+    return _scope(None, False)
+
+
+def backward(heads: Any, head_grads: Any = None, retain_graph: bool = False,
+             train_mode: bool = True) -> None:
+    """Differentiate ``heads`` (one recorded value or a list; a non-scalar head means its sum)."""
+    heads = list(heads) if isinstance(heads, (list, tuple)) else [heads]
+    if head_grads is not None and not isinstance(head_grads, (list, tuple)):
+        head_grads = [head_grads]
+    tape.backward(heads, head_grads, retain_graph=retain_graph)
+
+
+def grad(fn: Any, argnums: int | Sequence[int] = 0, has_aux: bool = False, **kwargs: Any) -> Any:
+    """``jax.grad(fn, argnums, has_aux)`` for pure functions.
+
+    MXNet's form ``grad(heads, variables, head_grads=None, ...)`` with recorded heads and Parameters as
+    variables returns the gradients without writing them into the Parameters.
+    """
+    if callable(fn) and not isinstance(fn, Recorded):
+        return jax.grad(fn, argnums=argnums, has_aux=has_aux, **kwargs)
+    return _grad_of_heads(fn, argnums, kwargs.get("head_grads"), kwargs.get("retain_graph"))
+
+
+def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   **kwargs: Any) -> Callable:
+    """``jax.value_and_grad`` for pure functions."""
+    return jax.value_and_grad(fn, argnums=argnums, has_aux=has_aux, **kwargs)
+
+
+def _grad_of_heads(heads: Any, variables: Any, head_grads: Any, retain_graph: Any) -> list[jax.Array]:
+    single = not isinstance(variables, (list, tuple))
+    variables = [variables] if single else list(variables)
+    saved = [(p._grad, p._grad_req, dict(p._fresh_grad)) for p in variables]
+    try:
+        for p in variables:
+            p._grad_req = "write"
+            p._grad = {d: None for d in p._check_initialized()}
+        backward(heads, head_grads, retain_graph=bool(retain_graph))
+        out = [next(g for g in p._grad.values() if g is not None) for p in variables]
+    finally:
+        for p, (g, req, fresh) in zip(variables, saved, strict=True):
+            p._grad, p._grad_req, p._fresh_grad = g, req, fresh
+    return out

@@ -1,1 +1,33 @@
-"""Gluon: Blocks, Parameters, losses, Trainer, data."""
+"""Gluon: Blocks, Parameters, layers, losses, Trainer, data, metrics, utils.
+
+>>> from framework import gluon
+>>> isinstance(gluon.nn.HybridSequential(), gluon.HybridBlock)
+True
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from . import nn
+from .block import Block, HybridBlock, SymbolBlock
+from .parameter import Constant, DeferredInitializationError, Parameter, ParameterDict
+
+__all__ = [
+    "Block", "HybridBlock", "SymbolBlock", "Parameter", "ParameterDict", "Constant",
+    "DeferredInitializationError", "nn", "loss", "data", "utils", "metric", "Trainer",
+]
+
+_LAZY = {"loss": ".loss", "data": ".data", "utils": ".utils", "metric": ".metric", "model_zoo": ".model_zoo"}
+
+
+def __getattr__(name: str):
+    if name == "Trainer":
+        from .trainer import Trainer
+
+        return Trainer
+    if name in _LAZY:
+        module = importlib.import_module(_LAZY[name], __name__)
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'framework.gluon' has no attribute {name!r}")

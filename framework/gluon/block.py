@@ -1,0 +1,391 @@
+"""Block and HybridBlock: a thin stateful shell around pure functions of parameter pytrees.
+
+``net.functional_call(params, *inputs, training=False, key=None)`` is the pure function: ``params`` is a
+flat dict keyed by Gluon's structural names (``'0.weight'``), usable under ``jax.jit``/``grad``/``vmap``/
+``pmap`` with no framework state. ``net(x)`` binds the Parameters' values on ``x``'s device and runs it:
+compiled (built-in layers always; a HybridBlock tree as one ``jax.jit`` after ``hybridize()``), recorded
+inside ``autograd.record()``.
+
+>>> import jax
+>>> from framework import gluon, np
+>>> net = gluon.nn.Dense(3)
+>>> net.initialize()
+>>> net(np.ones((2, 5))).shape
+(2, 3)
+>>> params = net.collect_params().values_on()  # {'weight': ..., 'bias': ...}
+>>> jax.jit(net.functional_call)(params, np.ones((2, 5))).shape
+(2, 3)
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import threading
+import warnings
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+import jax
+
+from .. import device as _device
+from ..autograd import tape
+from ..autograd.recorded import Recorded
+from . import binding as _binding
+from .parameter import DeferredInitializationError, Parameter, ParameterDict
+
+__all__ = ["Block", "HybridBlock", "SymbolBlock"]
+
+_STRUCTURE_EPOCH = itertools.count(1)
+_epoch = [0]
+_infer = threading.local()
+
+
+def _bump() -> None:
+    _epoch[0] = next(_STRUCTURE_EPOCH)
+
+
+def _inferring() -> bool:
+    return getattr(_infer, "active", False)
+
+
+def _input_device(args: tuple, params: ParameterDict) -> jax.Device:
+    for a in jax.tree_util.tree_leaves(args, is_leaf=lambda x: isinstance(x, Recorded)):
+        if isinstance(a, Recorded):
+            return a.device
+        if isinstance(a, jax.Array):
+            devs = a.devices()
+            if len(devs) == 1:
+                return next(iter(devs))
+    ctxs = params.list_ctx() if params else []
+    if len(ctxs) == 1:
+        return ctxs[0]
+    return _device.current_device()
+
+
+class Block:
+    """Base class of all layers and models. Assign Blocks and Parameters as attributes to register them.
+
+    Subclasses define ``forward(*inputs)``; parameters are read with ``self.weight.data()``.
+    """
+
+    def __init__(self, prefix: str | None = None, params: Any = None, **kwargs: Any) -> None:
+        object.__setattr__(self, "_children", OrderedDict())
+        object.__setattr__(self, "_reg_params", OrderedDict())
+        object.__setattr__(self, "_forward_hooks", [])
+        object.__setattr__(self, "_forward_pre_hooks", [])
+        object.__setattr__(self, "_structure_cache", None)
+        object.__setattr__(self, "_active", False)
+
+    # ------------------------------------------------------------------ registration
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, Block):
+            self.register_child(value, name)
+        elif isinstance(value, Parameter):
+            self._reg_params[name] = value
+            value._structural_name = value._structural_name or name
+            _bump()
+        elif isinstance(value, (list, tuple)) and any(isinstance(v, Block) for v in value):
+            warnings.warn(
+                f'"{name}" is an unregistered container with Blocks. Note that Blocks inside the list, '
+                "tuple or dict will not be registered automatically. Make sure to register them using "
+                "register_child() or switching to nn.Sequential/nn.HybridSequential instead.",
+                stacklevel=2,
+            )
+        object.__setattr__(self, name, value)
+
+    def register_child(self, block: Block, name: str | None = None) -> Block:
+        """Register ``block`` as a child (named ``name``, default its index)."""
+        if name is None:
+            name = str(len(self._children))
+        self._children[name] = block
+        _bump()
+        return block
+
+    def register_forward_hook(self, hook: Callable) -> None:
+        self._forward_hooks.append(hook)
+
+    def register_forward_pre_hook(self, hook: Callable) -> None:
+        self._forward_pre_hooks.append(hook)
+
+    # ------------------------------------------------------------------ structure
+    def _structure(self) -> tuple[ParameterDict, dict[int, str]]:
+        """(structural name -> Parameter, id(block) -> structural name), cached until the tree changes."""
+        cache = self._structure_cache
+        if cache is not None and cache[0] == _epoch[0]:
+            return cache[1], cache[2]
+        params = ParameterDict()
+        blocks: dict[int, str] = {}
+        seen: set[int] = set()
+
+        def walk(block: Block, prefix: str) -> None:
+            blocks.setdefault(id(block), prefix.rstrip("."))
+            for name, p in block._reg_params.items():
+                if p is not None and id(p) not in seen:
+                    seen.add(id(p))
+                    params[prefix + name] = p
+                    p._structural_name = prefix + name
+            for name, child in block._children.items():
+                walk(child, f"{prefix}{name}.")
+
+        walk(self, "")
+        object.__setattr__(self, "_structure_cache", (_epoch[0], params, blocks))
+        return params, blocks
+
+    def collect_params(self, select: str | None = None) -> ParameterDict:
+        """All Parameters of this tree keyed by structural name; ``select`` is a regex on the names."""
+        params = self._structure()[0]
+        if select is None:
+            return ParameterDict(params)
+        regex = re.compile(select)
+        return ParameterDict((k, v) for k, v in params.items() if regex.match(k))
+
+    @property
+    def params(self) -> ParameterDict:
+        """This block's own Parameters (not its children's)."""
+        return ParameterDict((k, v) for k, v in self._reg_params.items() if v is not None)
+
+    def _collect_params_with_prefix(self, prefix: str = "") -> ParameterDict:
+        return ParameterDict((prefix + k, v) for k, v in self.collect_params().items())
+
+    # ------------------------------------------------------------------ state management
+    def initialize(self, init: Any = None, ctx: Any = None, verbose: bool = False,
+                   force_reinit: bool = False, *, device: Any = None) -> None:
+        """Initialise every Parameter (default ``initializer.Uniform()``; MXNet's precedence)."""
+        self.collect_params().initialize(init, ctx, verbose, force_reinit, device=device)
+
+    def zero_grad(self) -> None:
+        self.collect_params().zero_grad()
+
+    def reset_ctx(self, ctx: Any) -> None:
+        self.collect_params().reset_ctx(ctx)
+
+    reset_device = reset_ctx
+
+    def cast(self, dtype: Any) -> None:
+        for p in self.collect_params().values():
+            p.cast(dtype)
+
+    def apply(self, fn: Callable[[Block], Any]) -> Block:
+        """Apply ``fn`` to every child recursively, then to this block (MXNet's ``Block.apply``)."""
+        for child in self._children.values():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    def share_parameters(self, shared: dict[str, Parameter]) -> Block:
+        """Use the Parameters in ``shared`` (structural name -> Parameter) instead of this tree's own."""
+        own = self.collect_params()
+        for name, p in shared.items():
+            if name not in own:
+                continue
+            owner = self
+            *path, leaf = name.split(".")
+            for part in path:
+                owner = owner._children[part]
+            owner._reg_params[leaf] = p
+            object.__setattr__(owner, leaf, p)
+        _bump()
+        return self
+
+    def values_on(self, ctx: Any = None) -> dict[str, jax.Array]:
+        """``{structural name: value}`` on one device: the pytree for :meth:`functional_call`."""
+        return self.collect_params().values_on(ctx)
+
+    # ------------------------------------------------------------------ the pure function
+    def forward(self, *args: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+
+    def functional_call(self, params: dict[str, Any], *inputs: Any, training: bool = False,
+                        key: jax.Array | None = None, return_state: bool = False) -> Any:
+        """Run ``forward`` on ``params`` (structural name -> array) with no framework state.
+
+        ``return_state=True`` returns ``(outputs, new_state)`` where ``new_state`` maps the names of
+        non-trained parameters updated in training mode (BatchNorm statistics) to their new values.
+        """
+        named, blocks = self._structure()
+        values: dict[Parameter, Any] = {}
+        for name, p in named.items():
+            if name in params:
+                values[p] = params[name]
+            elif p._data is not None:
+                raise KeyError(
+                    f"functional_call of {type(self).__name__}: params has no entry {name!r}; pass every "
+                    f"parameter of collect_params() (missing: {sorted(set(named) - set(params))})."
+                )
+        names_of = {p: n for n, p in named.items()}
+        with _binding.Binding(values, training=training, key=key, block_names=blocks) as b:
+            out = self.forward(*inputs)
+        if return_state:
+            return out, {names_of[p]: v for p, v in b.state.items()}
+        return out
+
+    # ------------------------------------------------------------------ the shell
+    def __call__(self, *args: Any) -> Any:
+        for hook in self._forward_pre_hooks:
+            hook(self, args)
+        out = self._call(*args)
+        for hook in self._forward_hooks:
+            hook(self, args, out)
+        return out
+
+    def _call(self, *args: Any) -> Any:
+        bound = _binding.current()
+        if bound is not None and bound.values is not None:  # inside a pure call
+            return self.forward(*args)
+        if _inferring():
+            self._infer_own(args)
+            with _binding.Binding(device=None):
+                return self.forward(*args)
+        params = self.collect_params()
+        if any(p._data is None for p in params.values()):
+            self._deferred_infer(args, params)
+        if not tape.is_recording():
+            args = tape.values_of(args)
+        dev = _input_device(args, params)
+        if self._runs_compiled():
+            return self._call_compiled(dev, params, args)
+        with _binding.Binding(device=dev):
+            return self.forward(*args)
+
+    def _runs_compiled(self) -> bool:
+        return False
+
+    def _call_compiled(self, dev: jax.Device, params: ParameterDict, args: tuple) -> Any:
+        values = params.values_on(dev)
+        training = tape.is_training()
+        from ..np import random
+
+        key = random.next_key()
+        if tape.is_recording():
+            return tape.record_block(self, self._jitted(training, True), training, values, params, key,
+                                     args)
+        return self._jitted(training, False)(values, key, *args)
+
+    def _jitted(self, training: bool, return_state: bool) -> Callable:
+        cache = self.__dict__.setdefault("_jit_cache", {})
+        fn = cache.get((training, return_state))
+        if fn is None:
+            def call(params, key, *args):
+                return self.functional_call(params, *args, training=training, key=key,
+                                            return_state=return_state)
+
+            fn = cache[(training, return_state)] = jax.jit(call)
+        return fn
+
+    # ------------------------------------------------------------------ deferred shape inference
+    def _deferred_infer(self, args: tuple, params: ParameterDict) -> None:
+        missing = [n for n, p in params.items() if p._data is None and p._deferred is None]
+        if missing:
+            raise RuntimeError(
+                f"Parameter '{missing[0]}' has not been initialized. Call {type(self).__name__}."
+                "initialize() (or collect_params().initialize()) before the first forward pass."
+            )
+        abstract = jax.tree_util.tree_map(
+            lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype) if hasattr(a, "shape") else a, args,
+            is_leaf=lambda x: isinstance(x, Recorded))
+        _infer.active = True
+        prev = tape.set_recording(False)
+        try:
+            jax.eval_shape(lambda *xs: self._call(*xs), *abstract)
+        finally:
+            _infer.active = False
+            tape.set_recording(prev)
+
+    def _infer_own(self, args: tuple) -> None:
+        own = [p for p in self._reg_params.values() if p is not None and p._data is None]
+        if not own:
+            return
+        if any(not p._known for p in own):
+            self.infer_shape(*args)
+        for p in own:
+            p._finish_deferred_init()
+
+    def infer_shape(self, *args: Any) -> None:
+        """Set the unknown (0) dimensions of this block's own Parameters from its first inputs."""
+        unknown = [n for n, p in self._reg_params.items() if p is not None and not p._known]
+        raise DeferredInitializationError(
+            f"{type(self).__name__} has Parameters of unknown shape {unknown} and defines no "
+            "infer_shape(*inputs): give the shapes explicitly, or define infer_shape."
+        )
+
+    # ------------------------------------------------------------------ misc MXNet API
+    def hybridize(self, active: bool = True, **kwargs: Any) -> None:
+        """Compile the tree with ``jax.jit`` (HybridBlocks); plain Blocks pass it to their children."""
+        for child in self._children.values():
+            child.hybridize(active, **kwargs)
+
+    def summary(self, *inputs: Any) -> None:
+        from .summary import summary
+
+        summary(self, *inputs)
+
+    def save_parameters(self, filename: str, deduplicate: bool = False) -> None:
+        from .persist import save_parameters
+
+        save_parameters(self, filename, deduplicate=deduplicate)
+
+    def load_parameters(self, filename: str, ctx: Any = None, allow_missing: bool = False,
+                        ignore_extra: bool = False, cast_dtype: bool = False,
+                        dtype_source: str = "current", *, device: Any = None) -> None:
+        from .persist import load_parameters
+
+        load_parameters(self, filename, device if device is not None else ctx, allow_missing,
+                        ignore_extra, cast_dtype, dtype_source)
+
+    def __repr__(self) -> str:
+        if not self._children:
+            return f"{type(self).__name__}()"
+        lines = [f"{type(self).__name__}("]
+        for name, child in self._children.items():
+            body = repr(child).replace("\n", "\n  ")
+            lines.append(f"  ({name}): {body}")
+        lines.append(")")
+        return "\n".join(lines)
+
+
+class HybridBlock(Block):
+    """A Block whose ``forward`` is a pure function of its inputs and Parameters: compilable.
+
+    Built-in layers run compiled even un-hybridized; ``hybridize()`` compiles a whole tree as one jit.
+    """
+
+    _compiled_leaf = False  # built-in layers set True: compiled layer by layer when not hybridized
+
+    def hybridize(self, active: bool = True, **kwargs: Any) -> None:
+        object.__setattr__(self, "_active", active)
+        self.__dict__.pop("_jit_cache", None)
+        super().hybridize(active, **kwargs)
+
+    def _runs_compiled(self) -> bool:
+        return self._active or self._compiled_leaf
+
+    def prng_key(self) -> jax.Array:
+        """The PRNG key of this call (derived from the call's key and this block's structural name)."""
+        bound = _binding.current()
+        if bound is None:
+            from ..np import random
+
+            return random.next_key()
+        return bound.block_key(self)
+
+    def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True) -> str:
+        """Save the parameters as MXNet's ``export`` does (``arg:``/``aux:`` names), ``path-%04d.params``."""
+        from .persist import export
+
+        return export(self, path, epoch)
+
+    def optimize_for(self, x: Any, *args: Any, backend: Any = None, **kwargs: Any) -> None:
+        self.hybridize(True)
+        self(x, *args)
+
+
+class SymbolBlock(HybridBlock):
+    """Not supported: MXNet symbols (``-symbol.json`` graphs) have no JAX counterpart here."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise NotImplementedError(
+            "SymbolBlock: MXNet symbol graphs cannot run on JAX. Rebuild the network with gluon.nn "
+            "layers and load the exported weights with net.load_parameters('<prefix>-0000.params')."
+        )

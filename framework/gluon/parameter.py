@@ -1,0 +1,476 @@
+"""Gluon's Parameter: named state with one replica per device, and the ParameterDict of a block tree.
+
+A Parameter holds values; it does no math. ``data()`` returns the replica on a device, or, inside a
+block call, the value bound for that call (a tracer under ``jax.jit``). Shapes may hold 0 for a
+dimension that the first input decides (deferred initialisation).
+
+>>> from framework import gluon, npx
+>>> p = gluon.Parameter('weight', shape=(2, 3))
+>>> p.initialize(ctx=[npx.cpu(0), npx.cpu(1)])
+>>> [d.shape for d in p.list_data()], p.list_ctx() == [npx.cpu(0), npx.cpu(1)]
+([(2, 3), (2, 3)], True)
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as onp
+
+from .. import device as _device
+from . import binding as _binding
+
+__all__ = ["Parameter", "ParameterDict", "DeferredInitializationError", "Constant"]
+
+_GRAD_REQS = ("write", "add", "null")
+
+
+class DeferredInitializationError(RuntimeError):
+    """A parameter's value was asked for before the first forward pass fixed its shape."""
+
+
+def _as_devices(ctx: Any) -> list[jax.Device]:
+    if ctx is None:
+        return [_device.current_device()]
+    if isinstance(ctx, (list, tuple)):
+        devices = [_device.as_device(c, what="ctx") for c in ctx]
+    else:
+        devices = [_device.as_device(ctx, what="ctx")]
+    if not devices:
+        raise ValueError("ctx=[]: give at least one device, e.g. ctx=[npx.cpu(0)].")
+    # A device named twice holds one replica: MXNet would keep two identical copies that receive
+    # the same update; one copy is equivalent and saves the memory.
+    return list(dict.fromkeys(devices))
+
+
+def _device_of(x: jax.Array) -> jax.Device | None:
+    devs = getattr(x, "devices", None)
+    if devs is None:
+        return None
+    devs = devs()
+    return next(iter(devs)) if len(devs) == 1 else None
+
+
+class Parameter:
+    """A trainable (or state) array of a Block, replicated on each device it is initialised on.
+
+    ``shape`` may contain 0 for dimensions decided at the first forward pass. ``grad_req`` is
+    'write' (default), 'add' (accumulate across backward calls) or 'null' (no gradient).
+    """
+
+    def __init__(
+        self,
+        name: str = "weight",
+        grad_req: str = "write",
+        shape: int | Sequence[int] | None = None,
+        dtype: Any = "float32",
+        lr_mult: float = 1.0,
+        wd_mult: float = 1.0,
+        init: Any = None,
+        allow_deferred_init: bool = False,
+        differentiable: bool = True,
+        stype: str = "default",
+        grad_stype: str = "default",
+    ) -> None:
+        self.name = name
+        self._shape: tuple[int, ...] | None = None
+        self.shape = shape  # type: ignore[assignment]
+        self.dtype = jnp.dtype(dtype)
+        self.lr_mult = float(lr_mult)
+        self.wd_mult = float(wd_mult)
+        self.init = init
+        self.allow_deferred_init = allow_deferred_init
+        self._differentiable = differentiable
+        self._grad_req = "null"
+        self.grad_req = grad_req if differentiable else "null"
+        self._data: dict[jax.Device, jax.Array] | None = None
+        self._grad: dict[jax.Device, jax.Array] | None = None
+        self._fresh_grad: dict[jax.Device, bool] = {}
+        self._deferred: tuple[Any, list[jax.Device], Any, jax.Array] | None = None
+        self._structural_name: str | None = None
+
+    # ------------------------------------------------------------------ descriptive state
+    def __repr__(self) -> str:
+        return f"Parameter {self.name} (shape={self.shape}, dtype={onp.dtype(self.dtype).name})"
+
+    @property
+    def shape(self) -> tuple[int, ...] | None:
+        return self._shape
+
+    @shape.setter
+    def shape(self, new: int | Sequence[int] | None) -> None:
+        if new is None:
+            self._shape = None
+            return
+        new = (int(new),) if isinstance(new, int) else tuple(int(d) for d in new)
+        old = self._shape
+        if old is not None and self._data is not None:
+            compatible = len(old) == len(new) and all(o in (0, n) for o, n in zip(old, new, strict=True))
+            if not compatible:
+                raise ValueError(
+                    f"Parameter '{self.name}': cannot change its shape from {old} to {new} once "
+                    "initialised. Re-create the layer, or load parameters of the right shape."
+                )
+        self._shape = new
+
+    @property
+    def grad_req(self) -> str:
+        return self._grad_req
+
+    @grad_req.setter
+    def grad_req(self, req: str) -> None:
+        if req not in _GRAD_REQS:
+            raise ValueError(f"Parameter '{self.name}': grad_req={req!r}; expected one of {_GRAD_REQS}.")
+        if not self._differentiable:
+            req = "null"
+        self._grad_req = req
+        if getattr(self, "_data", None) is not None:
+            self._grad = None if req == "null" else {d: jnp.zeros_like(v) for d, v in self._data.items()}
+
+    @property
+    def differentiable(self) -> bool:
+        return self._differentiable
+
+    @property
+    def _known(self) -> bool:
+        return self._shape is not None and all(d > 0 for d in self._shape)
+
+    # ------------------------------------------------------------------ initialisation
+    def initialize(
+        self,
+        init: Any = None,
+        ctx: Any = None,
+        default_init: Any = None,
+        force_reinit: bool = False,
+        *,
+        device: Any = None,
+        key: jax.Array | None = None,
+    ) -> None:
+        """Create the replicas. ``init`` overrides ``self.init``, which overrides ``default_init``
+        (MXNet's precedence). Shape unknown and ``allow_deferred_init``: wait for the first forward."""
+        from .. import initializer as _init
+        from ..np import random
+
+        if device is not None:
+            ctx = device
+        if self._data is not None and not force_reinit:
+            warnings.warn(
+                f"Parameter '{self.name}' is already initialized, ignoring. "
+                "Set force_reinit=True to re-initialize.",
+                stacklevel=2,
+            )
+            return
+        devices = _as_devices(ctx)
+        if default_init is None:
+            default_init = _init.Uniform()
+        if key is None:
+            key = _binding.name_key(random.next_key(), self._structural_name or self.name)
+        self._data = self._grad = None
+        if not self._known:
+            if self.allow_deferred_init:
+                self._deferred = (init, devices, default_init, key)
+                return
+            raise ValueError(
+                f"Cannot initialize Parameter '{self.name}' because it has invalid shape: {self.shape}. "
+                "Give the layer its input size (e.g. in_units=, in_channels=) or allow deferred init."
+            )
+        self._deferred = (init, devices, default_init, key)
+        self._finish_deferred_init()
+
+    def _finish_deferred_init(self) -> None:
+        from .. import initializer as _init
+
+        if self._deferred is None:
+            return
+        if not self._known:
+            raise DeferredInitializationError(self._deferred_message())
+        init, devices, default_init, key = self._deferred
+        explicit = init if init is not None else self.init
+        with jax.ensure_compile_time_eval():
+            if explicit is not None:
+                value = _init.create(explicit).init_array(self._shape, self.dtype, key=key)
+            else:
+                value = _init.create(default_init)(self.name, self._shape, self.dtype, key=key)
+            value = jnp.asarray(value, self.dtype)
+            self._set_replicas(value, devices)
+        self._deferred = None
+
+    def _deferred_message(self) -> str:
+        return (
+            f"Parameter '{self._structural_name or self.name}' has not been initialized yet because "
+            "initialization was deferred. Actual initialization happens during the first forward pass. "
+            "Please pass one batch of data through the network before accessing Parameters. You can also "
+            "avoid deferred initialization by specifying in_units, num_features, etc., for network layers."
+        )
+
+    def _set_replicas(self, value: jax.Array, devices: Iterable[jax.Device]) -> None:
+        self._data = {d: jax.device_put(value, d) for d in devices}
+        self._grad = None if self._grad_req == "null" else {
+            d: jnp.zeros_like(v) for d, v in self._data.items()
+        }
+        self._fresh_grad = dict.fromkeys(self._data, False)
+
+    def _check_initialized(self) -> dict[jax.Device, jax.Array]:
+        if self._data is not None:
+            return self._data
+        if self._deferred is not None:
+            raise DeferredInitializationError(self._deferred_message())
+        raise RuntimeError(
+            f"Parameter '{self._structural_name or self.name}' has not been initialized. Note that you "
+            "should initialize parameters and create Trainer with Block.collect_params() instead of "
+            "Block.params because the later does not include Parameters of nested child Blocks"
+        )
+
+    # ------------------------------------------------------------------ access
+    def _pick_device(self, data: dict[jax.Device, jax.Array], ctx: Any) -> jax.Device:
+        if ctx is None:
+            bound = _binding.current()
+            if bound is not None and bound.device is not None and bound.device in data:
+                return bound.device
+            if len(data) == 1:
+                return next(iter(data))
+            cur = _device.current_device()
+            return cur if cur in data else next(iter(data))
+        dev = _device.as_device(ctx, what="ctx")
+        if dev not in data:
+            raise RuntimeError(
+                f"Parameter '{self._structural_name or self.name}' was not initialized on context {dev}. "
+                f"It was only initialized on {list(data)}. Use initialize(ctx=[...]) or reset_ctx()."
+            )
+        return dev
+
+    def data(self, ctx: Any = None, *, device: Any = None) -> jax.Array:
+        """The value on ``ctx`` (default: the device of the current call, else the only/current one).
+
+        Inside a bound block call this is the bound value; while autograd records, a recorded value.
+        """
+        bound = _binding.current()
+        if bound is not None and bound.values is not None and self in bound.values:
+            return bound.values[self]
+        data = self._check_initialized()
+        dev = self._pick_device(data, device if device is not None else ctx)
+        value = data[dev]
+        if self._grad_req != "null":
+            from ..autograd import tape
+
+            if tape.is_recording():
+                return tape.parameter_leaf(self, dev, value)
+        return value
+
+    def list_data(self) -> list[jax.Array]:
+        return list(self._check_initialized().values())
+
+    def list_ctx(self) -> list[jax.Device]:
+        if self._data is None and self._deferred is not None:
+            return list(self._deferred[1])
+        return list(self._check_initialized())
+
+    list_device = list_ctx
+
+    def grad(self, ctx: Any = None, *, device: Any = None) -> jax.Array:
+        data = self._check_initialized()
+        if self._grad is None:
+            raise RuntimeError(
+                f"Cannot get gradient array for Parameter '{self._structural_name or self.name}' "
+                "because grad_req='null'"
+            )
+        return self._grad[self._pick_device(data, device if device is not None else ctx)]
+
+    def list_grad(self) -> list[jax.Array]:
+        self._check_initialized()
+        if self._grad is None:
+            raise RuntimeError(
+                f"Cannot get gradient array for Parameter '{self._structural_name or self.name}' "
+                "because grad_req='null'"
+            )
+        return list(self._grad.values())
+
+    def set_data(self, data: Any) -> None:
+        """Set the value on every device. Inside a bound call, record a state update instead."""
+        bound = _binding.current()
+        if bound is not None and bound.values is not None and self in bound.values:
+            bound.values[self] = data
+            bound.state[self] = data
+            return
+        value = jnp.asarray(data, self.dtype)
+        if self._shape is not None and not self._known:
+            self.shape = value.shape
+        elif self._shape is not None and tuple(value.shape) != self._shape:
+            raise ValueError(
+                f"Parameter '{self._structural_name or self.name}': set_data got shape {tuple(value.shape)}, "
+                f"expected {self._shape}."
+            )
+        else:
+            self._shape = tuple(value.shape)
+        if self._data is None:
+            if self._deferred is None:
+                raise RuntimeError(
+                    f"Parameter '{self._structural_name or self.name}' has not been initialized; call "
+                    "initialize() before set_data()."
+                )
+            self._set_replicas(value, self._deferred[1])
+            self._deferred = None
+            return
+        self._data = {d: jax.device_put(value, d) for d in self._data}
+
+    def _load_init(self, value: Any, ctx: Any = None, cast_dtype: bool = False) -> None:
+        """Install loaded values (used by ``load_parameters``)."""
+        arr = onp.asarray(value)
+        if cast_dtype:
+            arr = arr.astype(self.dtype)
+        if self._shape is not None:
+            ok = len(self._shape) == arr.ndim and all(
+                s in (0, a) for s, a in zip(self._shape, arr.shape, strict=True)
+            )
+            if not ok:
+                raise ValueError(
+                    f"Failed loading Parameter '{self._structural_name or self.name}' from saved params: "
+                    f"shape incompatible expected {self._shape} vs saved {arr.shape}"
+                )
+        if not cast_dtype and arr.dtype != self.dtype:
+            raise ValueError(
+                f"Failed loading Parameter '{self._structural_name or self.name}' from saved params: "
+                f"dtype incompatible expected {self.dtype} vs saved {arr.dtype}. "
+                "Set cast_dtype=True to cast the dtype of saved params."
+            )
+        self._shape = tuple(arr.shape)
+        if ctx is not None:
+            devices = _as_devices(ctx)
+        elif self._data is not None:
+            devices = list(self._data)
+        elif self._deferred is not None:
+            devices = self._deferred[1]
+        else:
+            devices = [_device.current_device()]
+        self._set_replicas(jnp.asarray(arr), devices)
+        self._deferred = None
+
+    def reset_ctx(self, ctx: Any) -> None:
+        """Move every replica to the devices ``ctx`` (one or a list)."""
+        devices = _as_devices(ctx)
+        if self._data is not None:
+            first = next(iter(self._data.values()))
+            self._set_replicas(first, devices)
+        elif self._deferred is not None:
+            init, _, default_init, key = self._deferred
+            self._deferred = (init, devices, default_init, key)
+        else:
+            raise ValueError(f"Cannot reset context for Parameter '{self.name}' because it has not been "
+                             "initialized.")
+
+    reset_device = reset_ctx
+
+    def zero_grad(self) -> None:
+        if self._grad is not None:
+            self._grad = {d: jnp.zeros_like(g) for d, g in self._grad.items()}
+
+    def cast(self, dtype: Any) -> None:
+        self.dtype = jnp.dtype(dtype)
+        if self._data is not None:
+            self._data = {d: v.astype(self.dtype) for d, v in self._data.items()}
+            if self._grad is not None:
+                self._grad = {d: g.astype(self.dtype) for d, g in self._grad.items()}
+
+    def var(self) -> Parameter:
+        return self
+
+    # ------------------------------------------------------------------ autograd hooks
+    def _commit_state(self, dev: jax.Device, value: jax.Array) -> None:
+        """Install a state update (BatchNorm statistics) computed by a recorded call on ``dev``."""
+        if self._data is not None and dev in self._data:
+            self._data[dev] = value
+
+    def _write_grad(self, dev: jax.Device, g: jax.Array) -> None:
+        if self._grad is None:
+            return
+        if self._grad_req == "add":
+            self._grad[dev] = self._grad[dev] + g
+        else:
+            self._grad[dev] = g
+        self._fresh_grad[dev] = True
+
+
+class Constant(Parameter):
+    """A parameter that never receives a gradient (``grad_req='null'``), initialised to ``value``."""
+
+    def __init__(self, value: Any, name: str = "const") -> None:
+        value = jnp.asarray(value)
+        super().__init__(name, grad_req="null", shape=value.shape, dtype=value.dtype,
+                         differentiable=False)
+        self._value = value
+
+        class _Init:
+            def init_array(_self, shape: Any, dtype: Any, *, key: Any = None) -> jax.Array:
+                return value.astype(dtype)
+
+        self.init = _Init()
+
+
+class ParameterDict(dict):
+    """An ordered ``{structural name: Parameter}`` mapping with MXNet's collective methods."""
+
+    def __repr__(self) -> str:
+        body = "\n".join(f"  {v}" for v in self.values())
+        return f"ParameterDict(\n{body}\n)"
+
+    def initialize(self, init: Any = None, ctx: Any = None, verbose: bool = False,
+                   force_reinit: bool = False, *, device: Any = None) -> None:
+        """Initialise every parameter; ``init`` is the default for those without their own."""
+        from .. import initializer as _init
+        from ..np import random
+
+        default = _init.Uniform() if init is None else init
+        base = random.next_key()
+        for name, p in self.items():
+            p.initialize(None, device if device is not None else ctx, default_init=default,
+                         force_reinit=force_reinit, key=_binding.name_key(base, name))
+
+    def zero_grad(self) -> None:
+        for p in self.values():
+            p.zero_grad()
+
+    def reset_ctx(self, ctx: Any) -> None:
+        for p in self.values():
+            p.reset_ctx(ctx)
+
+    reset_device = reset_ctx
+
+    def setattr(self, name: str, value: Any) -> None:
+        """Set an attribute on every parameter, e.g. ``setattr('grad_req', 'null')``."""
+        for p in self.values():
+            setattr(p, name, value)
+
+    def list_ctx(self) -> list[jax.Device]:
+        out: dict[jax.Device, None] = {}
+        for p in self.values():
+            out.update(dict.fromkeys(p.list_ctx()))
+        return list(out)
+
+    def values_on(self, ctx: Any = None, *, device: Any = None) -> dict[str, jax.Array]:
+        """``{name: value}`` on one device (default: each parameter's first): a pytree for
+        ``Block.functional_call``."""
+        ctx = device if device is not None else ctx
+        dev = None if ctx is None else _device.as_device(ctx, what="ctx")
+        out = {}
+        for name, p in self.items():
+            data = p._check_initialized()
+            if dev is None:
+                out[name] = next(iter(data.values()))
+            elif dev in data:
+                out[name] = data[dev]
+            else:
+                raise RuntimeError(
+                    f"Parameter '{name}' is on {list(data)} but the input is on {dev}: initialize the "
+                    "network on that device (initialize(ctx=[...]) or reset_ctx) or move the input with "
+                    f"x.to_device({list(data)[0]})."
+                )
+        return out
+
+    def select(self, pattern: str) -> ParameterDict:
+        regex = re.compile(pattern)
+        return ParameterDict((k, v) for k, v in self.items() if regex.match(k))
