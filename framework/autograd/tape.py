@@ -152,7 +152,11 @@ def _make_outputs(node: Node, leaves: list, tree: Any) -> Any:
 
 
 def record_call(fn: Callable, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
-    """Record ``fn(*args, **kwargs)`` where some arguments are recorded values."""
+    """Record ``fn(*args, **kwargs)`` where some arguments are recorded values (outside ``record()``,
+    just compute it on their values)."""
+    if not is_recording():
+        args, kwargs = values_of((tuple(args), kwargs))
+        return fn(*args, **kwargs)
     R = _recorded_cls()
     leaves, treedef = jax.tree_util.tree_flatten((tuple(args), kwargs), is_leaf=lambda x: isinstance(x, R))
     is_dyn = tuple(isinstance(x, (R, jax.Array, onp.ndarray)) for x in leaves)
@@ -202,7 +206,7 @@ def parameter_leaf(param: Any, device: jax.Device, value: jax.Array) -> Any:
 class _Plan:
     """A graph reaching some heads, flattened into a structure key plus the arrays it needs."""
 
-    def __init__(self, heads: Sequence[Any]) -> None:
+    def __init__(self, heads: Sequence[Any], *, cut_known: bool = False) -> None:
         order: list[Node] = []
         index: dict[int, int] = {}
         stack: list[tuple[Node, bool]] = [(h._node, False) for h in reversed(heads)]
@@ -216,7 +220,7 @@ class _Plan:
                 continue
             stack.append((node, True))
             for x in node.inputs:
-                if _is_recorded(x) and id(x._node) not in index:
+                if _is_recorded(x) and id(x._node) not in index and not (cut_known and x._value is not None):
                     stack.append((x._node, False))
         self.nodes = order
         self.params: list[tuple[Any, jax.Device]] = []  # differentiable (Parameter, device) leaves
@@ -238,7 +242,9 @@ class _Plan:
                 continue
             refs = []
             for x in node.inputs:
-                if _is_recorded(x):
+                if _is_recorded(x) and id(x._node) not in index:  # a known value: the graph is cut here
+                    refs.append(("c", self._const(x._value)))
+                elif _is_recorded(x):
                     refs.append(("n", index[id(x._node)], x._index))
                 else:
                     refs.append(("c", self._const(x)))
@@ -326,7 +332,7 @@ def materialize(values: Sequence[Any]) -> None:
     todo = [v for v in values if v._value is None]
     if not todo:
         return
-    plan = _Plan(todo)
+    plan = _Plan(todo, cut_known=True)
 
     def build(replay: Callable) -> Callable:
         return lambda pvals, consts: replay(pvals, consts)[0]

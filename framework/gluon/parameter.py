@@ -93,6 +93,9 @@ class Parameter:
         self._fresh_grad: dict[jax.Device, bool] = {}
         self._deferred: tuple[Any, list[jax.Device], Any, jax.Array] | None = None
         self._structural_name: str | None = None
+        # initialize(ctx=[d, d]) keeps one replica on d; the gradients of the batch slices that
+        # split_and_load sends to d then add up (as if d were two devices) instead of overwriting.
+        self._repeated = False
 
     # ------------------------------------------------------------------ descriptive state
     def __repr__(self) -> str:
@@ -166,6 +169,8 @@ class Parameter:
             )
             return
         devices = _as_devices(ctx)
+        listed = [ctx] if not isinstance(ctx, (list, tuple)) else list(ctx)
+        self._repeated = len(listed) > len(devices)
         if default_init is None:
             default_init = _init.Uniform()
         if key is None:
@@ -388,7 +393,7 @@ class Parameter:
     def _write_grad(self, dev: jax.Device, g: jax.Array) -> None:
         if self._grad is None:
             return
-        if self._grad_req == "add":
+        if self._grad_req == "add" or (self._repeated and self._fresh_grad.get(dev)):
             self._grad[dev] = self._grad[dev] + g
         else:
             self._grad[dev] = g

@@ -25,6 +25,16 @@ __all__ = [
 ]
 
 
+def _make_recordable() -> None:
+    from ..np.dispatch import recordable
+
+    for _name in _ops_all:
+        globals()[_name] = recordable(globals()[_name])
+
+
+_make_recordable()
+
+
 def set_np(shape: bool = True, array: bool = True, dtype: bool = False) -> None:
     """Accepted for MXNet compatibility: this framework is always in NumPy mode. Idempotent."""
 

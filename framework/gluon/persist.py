@@ -1,0 +1,133 @@
+"""save_parameters / load_parameters / export in MXNet's ``.params`` format.
+
+Files written here are read by MXNet 1.9.1 (V3, np semantics: what ``save_parameters`` writes after
+``npx.set_np()``), and files MXNet wrote load here: structural names (``'0.weight'``), and the names with
+block prefixes of ``export`` (``arg:conv0_weight``) or of legacy ``collect_params().save``.
+
+>>> import os, tempfile
+>>> from framework import gluon, np
+>>> net = gluon.nn.Dense(2, in_units=3); net.initialize()
+>>> path = os.path.join(tempfile.mkdtemp(), 'net.params')
+>>> net.save_parameters(path)
+>>> net2 = gluon.nn.Dense(2); net2.load_parameters(path)
+>>> bool((net2.weight.data() == net.weight.data()).all())
+True
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as onp
+
+from .. import serialization
+from .parameter import ParameterDict
+
+__all__ = ["save_parameters", "load_parameters", "export"]
+
+
+def _brief(names: Any, limit: int = 8) -> str:
+    names = list(names)
+    shown = ", ".join(repr(n) for n in names[:limit])
+    return f"[{shown}{', ...' if len(names) > limit else ''}] ({len(names)} in all)"
+
+
+def save_parameters(block: Any, filename: str | os.PathLike, deduplicate: bool = False) -> None:
+    """Write every Parameter (first replica) under its structural name, atomically."""
+    params = block.collect_params()
+    arrays = {}
+    for name, p in params.items():
+        arrays[name] = onp.asarray(p._check_initialized()[next(iter(p._data))])
+    serialization.save(filename, arrays, format="np")
+
+
+def _split_prefixed(name: str) -> tuple[str, str]:
+    """'arg:conv0_weight' -> ('conv0_', 'weight'); 'batchnorm0_running_mean' -> ('batchnorm0_', ...)."""
+    bare = name.split(":", 1)[1] if name.startswith(("arg:", "aux:")) else name
+    for local in ("running_mean", "running_var", "moving_mean", "moving_var", "i2h_weight", "h2h_weight",
+                  "i2h_bias", "h2h_bias"):
+        if bare.endswith("_" + local) or bare == local:
+            return bare[: len(bare) - len(local)], local
+    head, _, tail = bare.rpartition("_")
+    return (head + "_" if head else ""), tail
+
+
+def _map_prefixed(loaded: dict[str, Any], params: ParameterDict, filename: str) -> dict[str, Any]:
+    """Map block-prefixed names (export / legacy files) onto structural names, block by block in order."""
+    groups: dict[str, dict[str, Any]] = {}
+    for name, value in loaded.items():
+        prefix, local = _split_prefixed(name)
+        groups.setdefault(prefix, {})[local] = value
+    ours: dict[str, dict[str, str]] = {}
+    for name in params:
+        owner, _, local = name.rpartition(".")
+        ours.setdefault(owner, {})[local] = name
+    if len(groups) != len(ours):
+        raise ValueError(
+            f"{filename}: its names carry block prefixes ({_brief(loaded)}) and form {len(groups)} "
+            f"block(s), but this network has {len(ours)} block(s) with parameters ({_brief(params)}). "
+            "Load it into the architecture that saved it."
+        )
+    mapped = {}
+    for (prefix, group), (owner, names) in zip(groups.items(), ours.items(), strict=True):
+        if set(group) != set(names):
+            raise ValueError(
+                f"{filename}: block '{prefix}' holds {sorted(group)} but the matching block "
+                f"'{owner or type(params).__name__}' of this network has {sorted(names)}."
+            )
+        for local, value in group.items():
+            mapped[names[local]] = value
+    return mapped
+
+
+def load_parameters(block: Any, filename: str | os.PathLike, ctx: Any = None, allow_missing: bool = False,
+                    ignore_extra: bool = False, cast_dtype: bool = False,
+                    dtype_source: str = "current") -> None:
+    """Load a ``.params`` file into ``block`` (MXNet's rules and messages)."""
+    filename = os.fspath(filename)
+    loaded = serialization.load_numpy(filename)
+    if isinstance(loaded, list):
+        raise ValueError(f"{filename}: holds an unnamed list of arrays, not named parameters.")
+    params = block.collect_params()
+    if not loaded and not params:
+        return
+    if loaded and not any("." in k for k in loaded):
+        loaded = _map_prefixed(loaded, params, filename)
+    missing = [n for n in params if n not in loaded]
+    if missing and not allow_missing:
+        raise ValueError(
+            f"Parameter(s) {_brief(missing)} missing in file '{filename}', which contains parameters: "
+            f"{_brief(loaded)}. Set allow_missing=True to ignore missing parameters."
+        )
+    extra = [n for n in loaded if n not in params]
+    if extra and not ignore_extra:
+        raise ValueError(
+            f"Parameter(s) {_brief(extra)} loaded from file '{filename}' are not present in this network, "
+            f"which contains parameters {_brief(params)}. Set ignore_extra=True to ignore."
+        )
+    errors = []
+    for name, value in loaded.items():
+        if name not in params:
+            continue
+        param = params[name]
+        if dtype_source == "saved":
+            param.dtype = onp.dtype(value.dtype)
+        try:
+            param._load_init(value, ctx, cast_dtype=cast_dtype)
+        except ValueError as e:
+            errors.append(str(e))
+    if errors:
+        raise ValueError(f"{filename}: " + "; ".join(errors))
+
+
+def export(block: Any, path: str, epoch: int = 0) -> str:
+    """Write ``path-%04d.params`` with MXNet export's ``arg:``/``aux:`` names (structural names with '.'
+    replaced by '_'); returns the file name. No symbol file: there is no MXNet graph here."""
+    arrays = {}
+    for name, p in block.collect_params().items():
+        kind = "aux" if p.grad_req == "null" else "arg"
+        arrays[f"{kind}:{name.replace('.', '_')}"] = onp.asarray(p.list_data()[0])
+    filename = f"{path}-{epoch:04d}.params"
+    serialization.save(filename, arrays, format="np")
+    return filename

@@ -1,0 +1,81 @@
+"""``Block.summary(*inputs)``: layers, output shapes and parameter counts, computed abstractly.
+
+>>> from framework import gluon, np
+>>> net = gluon.nn.HybridSequential(); net.add(gluon.nn.Dense(4), gluon.nn.Dense(2))
+>>> net.initialize()
+>>> net.summary(np.ones((1, 3)))  # doctest: +ELLIPSIS
+--------------------------------------------------------------------------------
+        Layer (type)                                Output Shape         Param #
+...
+   Total params: 26
+...
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import numpy as onp
+
+__all__ = ["summary"]
+
+
+def _shape_str(out: Any) -> str:
+    leaves = jax.tree_util.tree_leaves(out)
+    shapes = [tuple(x.shape) for x in leaves if hasattr(x, "shape")]
+    return str(shapes[0]) if len(shapes) == 1 else str(shapes)
+
+
+def summary(block: Any, *inputs: Any) -> None:
+    """Print MXNet's summary table for ``block`` on ``inputs`` (no real FLOPs are spent)."""
+    block(*inputs)  # finishes deferred initialisation
+    rows: list[tuple[str, str, int]] = []
+    counters: dict[str, int] = {}
+    seen: set[int] = set()
+    shared = [0]
+    hooked = []
+
+    def hook(b: Any, args: Any, out: Any) -> None:
+        kind = type(b).__name__
+        counters[kind] = counters.get(kind, 0) + 1
+        own = [p for p in b._reg_params.values() if p is not None]
+        count = 0
+        for p in own:
+            size = int(onp.prod(p.shape))
+            if id(p) in seen:
+                shared[0] += size
+            seen.add(id(p))
+            count += size
+        rows.append((f"{kind}-{counters[kind]}", _shape_str(out), count))
+
+    def attach(b: Any) -> None:
+        if b is not block or not b._children:
+            b.register_forward_hook(hook)
+            hooked.append(b)
+
+    block.apply(attach)
+    try:
+        values = block.collect_params().values_on()
+        jax.eval_shape(lambda v, *xs: block.functional_call(v, *xs), values, *inputs)
+    finally:
+        for b in hooked:
+            b._forward_hooks.remove(hook)
+    params = block.collect_params()
+    total = sum(int(onp.prod(p.shape)) for p in params.values())
+    trainable = sum(int(onp.prod(p.shape)) for p in params.values() if p.grad_req != "null")
+    line = "-" * 80
+    print(line)
+    print(f"{'Layer (type)':>20}{'Output Shape':>42}{'Param #':>15}")
+    print("=" * 80)
+    print(f"{'Input':>20}{_shape_str(inputs):>42}{0:>15}")
+    for name, shape, count in rows:
+        print(f"{name:>20}{shape:>42}{count:>15}")
+    print("=" * 80)
+    print("Parameters in forward computation graph, duplicate included")
+    print(f"   Total params: {total}")
+    print(f"   Trainable params: {trainable}")
+    print(f"   Non-trainable params: {total - trainable}")
+    print(f"Shared params in forward computation graph: {shared[0]}")
+    print(f"Unique parameters in model: {total}")
+    print(line)

@@ -1,0 +1,232 @@
+"""gluon.Trainer: MXNet's update semantics over an optax transformation.
+
+``step(batch_size)`` = ``allreduce_grads()`` + ``update(batch_size)``: gradients of each Parameter are
+summed over its devices (kvstore 'device'), scaled by ``1/batch_size`` (``rescale_grad``), and one optax
+update runs per device as ONE compiled call over all parameters, so every replica stays identical. The
+learning rate and the rescale factor are inputs of that call: changing them never recompiles.
+
+>>> from framework import autograd, gluon, np
+>>> net = gluon.nn.Dense(1, in_units=2)
+>>> net.initialize()
+>>> trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1})
+>>> with autograd.record():
+...     loss = net(np.ones((4, 2))).sum()
+>>> loss.backward()
+>>> trainer.step(4)
+>>> trainer.learning_rate
+0.1
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as onp
+
+from .parameter import Parameter, ParameterDict
+
+__all__ = ["Trainer"]
+
+
+def _as_named(params: Any) -> list[tuple[str, Parameter]]:
+    if isinstance(params, Mapping):
+        items = list(params.items())
+    elif isinstance(params, (list, tuple)):
+        items = [(p._structural_name or p.name, p) for p in params]
+    else:
+        raise ValueError(
+            f"First argument must be a list or dict of Parameters, got {type(params).__name__}. "
+            "Pass net.collect_params()."
+        )
+    seen: dict[int, str] = {}
+    out = []
+    for name, p in items:
+        if not isinstance(p, Parameter):
+            raise ValueError(f"First argument must be a list or dict of Parameters, got {name!r}: {p!r}.")
+        if id(p) in seen:
+            continue
+        seen[id(p)] = name
+        out.append((name, p))
+    return out
+
+
+class Trainer:
+    """Applies an optimizer to a set of Parameters (MXNet's signature)."""
+
+    def __init__(self, params: Any, optimizer: Any, optimizer_params: dict[str, Any] | None = None,
+                 kvstore: Any = "device", compression_params: Any = None,
+                 update_on_kvstore: bool | None = None) -> None:
+        from .. import optimizer as _opt
+
+        self._params = _as_named(params)
+        optimizer_params = dict(optimizer_params or {})
+        if isinstance(optimizer, _opt.Optimizer):
+            if optimizer_params:
+                raise ValueError(
+                    "optimizer_params must be None if optimizer is an instance of Optimizer instead of str"
+                )
+            self._optimizer = optimizer
+        else:
+            self._optimizer = _opt.create(optimizer, **optimizer_params)
+        self._scale = float(self._optimizer.rescale_grad)
+        self._kvstore = kvstore
+        self._update_on_kvstore = update_on_kvstore
+        self._trainable = [(n, p) for n, p in self._params if p.grad_req != "null"]
+        self._tx = None
+        self._states: dict[jax.Device, Any] = {}
+        self._update_fn: Any = None
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def optimizer(self) -> Any:
+        return self._optimizer
+
+    @property
+    def learning_rate(self) -> float:
+        return self._optimizer.learning_rate
+
+    def set_learning_rate(self, lr: float) -> None:
+        self._optimizer.set_learning_rate(lr)
+
+    # ------------------------------------------------------------------ the step
+    def _devices(self) -> list[jax.Device]:
+        devices: dict[jax.Device, None] = {}
+        for _, p in self._trainable:
+            devices.update(dict.fromkeys(p.list_ctx()))
+        return list(devices)
+
+    def _init(self) -> None:
+        for name, p in self._trainable:
+            p._check_initialized()
+            if p._grad is None:
+                raise RuntimeError(f"Parameter '{name}' has grad_req={p.grad_req!r} but no gradient buffer.")
+        lr_mult = {n: p.lr_mult for n, p in self._trainable}
+        wd_mult = {n: p.wd_mult for n, p in self._trainable}
+        self._tx = self._optimizer.to_optax(lr_mult=lr_mult, wd_mult=wd_mult)
+        for dev in self._devices():
+            values = {n: p._data[dev] for n, p in self._trainable}
+            self._states[dev] = jax.jit(self._tx.init)(values)
+        tx = self._tx
+        from .. import optimizer as _opt
+
+        def update(values, grads, others, state, fresh, lr, rescale):
+            total = grads
+            for other in others:
+                total = jax.tree_util.tree_map(jnp.add, total, other)
+            state = _opt.set_hyperparams(state, learning_rate=lr, rescale_grad=rescale)
+            updates, new_state = tx.update(total, state, values)
+            new = jax.tree_util.tree_map(
+                lambda v, u, f: jnp.where(f, v + u.astype(v.dtype), v), values, updates, fresh)
+            return new, new_state, total
+
+        self._update_fn = jax.jit(update)
+
+    def step(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
+        """Sum gradients over devices, rescale by ``1/batch_size`` and update every Parameter."""
+        self._optimizer.rescale_grad = self._scale / batch_size
+        self._update(ignore_stale_grad, allreduce=True)
+
+    def allreduce_grads(self) -> None:
+        """Sum each Parameter's gradient over its devices and write the sum to every replica."""
+        for _, p in self._trainable:
+            grads = p._grad
+            if grads is None or len(grads) < 2:
+                continue
+            devs = list(grads)
+            total = None
+            for dev in devs:
+                moved = jax.device_put(grads[dev], devs[0])
+                total = moved if total is None else total + moved
+            for dev in devs:
+                grads[dev] = jax.device_put(total, dev)
+        self._reduced = True
+
+    def update(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
+        """Update with the gradients as they are (call :meth:`allreduce_grads` first on several devices)."""
+        self._optimizer.rescale_grad = self._scale / batch_size
+        self._update(ignore_stale_grad, allreduce=False)
+
+    def _fresh_mask(self, dev: jax.Device, ignore_stale_grad: bool) -> dict[str, bool]:
+        fresh = {}
+        for name, p in self._trainable:
+            ok = p._fresh_grad.get(dev, False)
+            if not ok and not ignore_stale_grad:
+                warnings.warn(
+                    f"Gradient of Parameter `{name}` on context {dev} has not been updated by backward "
+                    "since last `step`. This could mean a bug in your model that made it only use a subset "
+                    "of the Parameters (Blocks) for this iteration. If you are intentionally only using a "
+                    "subset, call step with ignore_stale_grad=True to suppress this warning and skip "
+                    "updating of Parameters with stale gradient",
+                    UserWarning,
+                    stacklevel=4,
+                )
+            fresh[name] = ok or not ignore_stale_grad
+        return fresh
+
+    def _update(self, ignore_stale_grad: bool, allreduce: bool) -> None:
+        if self._update_fn is None:
+            self._init()
+        opt = self._optimizer
+        opt.num_update += 1
+        lr = jnp.float32(opt.learning_rate)
+        rescale = jnp.float32(opt.rescale_grad)
+        devices = self._devices()
+        grads = {d: {n: p._grad[d] for n, p in self._trainable} for d in devices}
+        for dev in devices:
+            others = ([jax.device_put(grads[o], dev) for o in devices if o != dev]
+                      if allreduce else [])
+            values = {n: p._data[dev] for n, p in self._trainable}
+            fresh = self._fresh_mask(dev, ignore_stale_grad)
+            new, self._states[dev], total = self._update_fn(values, grads[dev], others,
+                                                            self._states[dev], fresh, lr, rescale)
+            for name, p in self._trainable:
+                p._data[dev] = new[name]
+                if allreduce:
+                    p._grad[dev] = total[name]
+                p._fresh_grad[dev] = False
+
+    # ------------------------------------------------------------------ states
+    def save_states(self, fname: str) -> None:
+        """Write the optimizer state (and its counters) in MXNet's .params format: no pickle."""
+        from .. import serialization
+
+        if self._update_fn is None:
+            self._init()
+        dev = self._devices()[0]
+        leaves, _ = jax.tree_util.tree_flatten_with_path(self._states[dev])
+        arrays = {jax.tree_util.keystr(path): onp.asarray(v) for path, v in leaves}
+        meta = {"num_update": self._optimizer.num_update, "learning_rate": self.learning_rate,
+                "optimizer": type(self._optimizer).__name__}
+        arrays["__meta__"] = onp.frombuffer(json.dumps(meta).encode(), dtype=onp.uint8)
+        serialization.save(fname, arrays)
+
+    def load_states(self, fname: str) -> None:
+        """Restore what :meth:`save_states` wrote onto every device."""
+        from .. import serialization
+
+        if self._update_fn is None:
+            self._init()
+        arrays = serialization.load_numpy(fname)
+        meta = json.loads(bytes(arrays.pop("__meta__")).decode())
+        for dev in self._devices():
+            leaves, treedef = jax.tree_util.tree_flatten_with_path(self._states[dev])
+            new = []
+            for path, old in leaves:
+                name = jax.tree_util.keystr(path)
+                if name not in arrays:
+                    raise ValueError(
+                        f"{fname}: optimizer state {name!r} is missing; the file was saved for another "
+                        "optimizer or set of parameters."
+                    )
+                new.append(jax.device_put(jnp.asarray(arrays[name], dtype=jnp.asarray(old).dtype), dev))
+            self._states[dev] = jax.tree_util.tree_unflatten(treedef, new)
+        self._optimizer.num_update = int(meta["num_update"])
+        self._optimizer.set_learning_rate(float(meta["learning_rate"]))
+
+    def zero_grad(self) -> None:
+        ParameterDict(self._params).zero_grad()

@@ -1,0 +1,114 @@
+"""Gluon utilities: splitting batches across devices, global-norm clipping, checksums.
+
+>>> from framework import gluon, np, npx
+>>> parts = gluon.utils.split_and_load(np.arange(8).reshape(4, 2), [npx.cpu(0), npx.cpu(1)])
+>>> [p.shape for p in parts], [p.devices() == {d} for p, d in zip(parts, [npx.cpu(0), npx.cpu(1)])]
+([(2, 2), (2, 2)], [True, True])
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as onp
+
+from .. import device as _device
+
+__all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1"]
+
+
+def _sections(size: int, num_slice: int, batch_axis: int, shape: tuple, even_split: bool) -> list[int]:
+    if even_split and size % num_slice != 0:
+        raise ValueError(
+            f"data with shape {shape} cannot be evenly split into {num_slice} slices along axis "
+            f"{batch_axis}. Use a batch size that's multiple of {num_slice} or set even_split=False to "
+            "allow uneven partitioning of data."
+        )
+    if size < num_slice:
+        raise ValueError(
+            f"Too many slices for data with shape {shape}. Arguments are num_slice={num_slice} and "
+            f"batch_axis={batch_axis}."
+        )
+    each, extras = divmod(size, num_slice)
+    sizes = [each + 1] * extras + [each] * (num_slice - extras)
+    return list(onp.cumsum([0] + sizes))
+
+
+def split_data(data: Any, num_slice: int, batch_axis: int = 0, even_split: bool = True) -> list[Any]:
+    """Split ``data`` into ``num_slice`` slices along ``batch_axis`` (MXNet's rule: the first
+    ``size % num_slice`` slices get one extra element when ``even_split=False``)."""
+    shape = tuple(data.shape)
+    if not 0 <= batch_axis < len(shape):
+        raise ValueError(f"batch_axis={batch_axis} is out of range for data with shape {shape}.")
+    bounds = _sections(shape[batch_axis], num_slice, batch_axis, shape, even_split)
+    if num_slice == 1:
+        return [data]
+    index = [slice(None)] * len(shape)
+    out = []
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        index[batch_axis] = slice(int(lo), int(hi))
+        out.append(data[tuple(index)])
+    return out
+
+
+def _host_view(data: Any) -> onp.ndarray | None:
+    if isinstance(data, onp.ndarray):
+        return data
+    if isinstance(data, jax.Array) and all(d.platform == "cpu" for d in data.devices()) \
+            and len(data.devices()) == 1:
+        return onp.asarray(data)
+    return None
+
+
+def split_and_load(data: Any, ctx_list: Sequence[Any], batch_axis: int = 0,
+                   even_split: bool = True) -> list[jax.Array]:
+    """Split ``data`` along ``batch_axis`` and put slice ``i`` on ``ctx_list[i]``.
+
+    A device may be listed twice: it then receives two slices (their gradients add up, see
+    ``Parameter``). Host data is sliced on the host and each slice copied once, in one batched call.
+    """
+    devices = [_device.as_device(c, what="ctx_list") for c in ctx_list]
+    if not devices:
+        raise ValueError("ctx_list is empty: pass at least one device, e.g. [npx.cpu(0)].")
+    if not hasattr(data, "shape"):
+        data = onp.asarray(data)
+        data = data.astype(onp.float32) if data.dtype.kind == "f" else data
+    if len(devices) == 1:
+        return [jax.device_put(data, devices[0])]
+    host = _host_view(data)
+    slices = split_data(host if host is not None else data, len(devices), batch_axis, even_split)
+    return list(jax.device_put(slices, devices))
+
+
+def clip_global_norm(arrays: Sequence[jax.Array], max_norm: float, check_isfinite: bool = True) -> Any:
+    """Rescale ``arrays`` so that their joint 2-norm is at most ``max_norm``; return the norm.
+
+    JAX arrays are immutable: the clipped arrays are returned with the norm, ``(clipped, norm)``; the
+    arrays may live on different devices (each is scaled on its own device).
+    """
+    if not arrays:
+        raise ValueError("clip_global_norm: arrays is empty.")
+    first = next(iter(arrays[0].devices()))
+    total = sum(jax.device_put(jnp.sum(jnp.square(a.astype(jnp.float32))), first) for a in arrays)
+    norm = jnp.sqrt(total)
+    if check_isfinite and not bool(jnp.isfinite(norm)):
+        warnings.warn(
+            UserWarning("nan or inf is detected. Clipping results will be undefined."), stacklevel=2
+        )
+    scale = jnp.minimum(1.0, max_norm / (norm + 1e-8))
+    clipped = [a * jax.device_put(scale, next(iter(a.devices()))).astype(a.dtype) for a in arrays]
+    return clipped, norm
+
+
+def check_sha1(filename: str, sha1_hash: str) -> bool:
+    """Whether the file's SHA-1 equals ``sha1_hash``."""
+    sha1 = hashlib.sha1()
+    with open(filename, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            sha1.update(chunk)
+    return sha1.hexdigest() == sha1_hash
