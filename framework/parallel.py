@@ -1,0 +1,346 @@
+"""Compiled data-parallel training: the one home of multi-device and multi-host code.
+
+``DataParallel(net, loss, trainer)`` builds ONE XLA program per step -- forward, backward, ``lax.psum`` of
+the gradients over the device axis, the optax update -- mapped over the devices with ``jax.pmap``.
+Parameters and optimizer state are replicated; batches are sharded along axis 0; buffers are donated.
+``epoch(...)`` runs a whole epoch of device-resident data as one program (``lax.scan``), shuffled on the
+device. The semantics are the Gluon loop's: gradients summed over devices and scaled by ``1/batch_size``.
+
+>>> import jax
+>>> from framework import gluon, np, parallel
+>>> net = gluon.nn.Dense(2, in_units=3); net.initialize()
+>>> trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1})
+>>> step = parallel.DataParallel(net, gluon.loss.L2Loss(), trainer, devices=jax.devices()[:2])
+>>> loss = step(np.ones((4, 3)), np.zeros((4, 2)))
+>>> step.sync()  # the Gluon net now holds the trained parameters
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as onp
+import optax
+
+__all__ = ["DataParallel", "initialize", "process_index", "process_count", "local_devices"]
+
+
+# ------------------------------------------------------------------------------------------ multi-host
+def initialize(coordinator_address: str | None = None, num_processes: int | None = None,
+               process_id: int | None = None, *, local_device_ids: Sequence[int] | None = None,
+               heartbeat_timeout_seconds: int = 10, initialization_timeout: int = 60) -> None:
+    """Join a multi-process run through ``jax.distributed.initialize`` (JAX's own runtime).
+
+    Arguments default to the environment: ``FRAMEWORK_COORDINATOR`` (host:port),
+    ``FRAMEWORK_NUM_PROCESSES``, ``FRAMEWORK_PROCESS_ID`` (JAX's cluster auto-detection otherwise). When
+    a peer dies, JAX's heartbeat stops every other process (non-zero exit) within about
+    ``heartbeat_timeout_seconds``; nothing hangs.
+    """
+    env = os.environ
+    coordinator_address = coordinator_address or env.get("FRAMEWORK_COORDINATOR")
+    if num_processes is None and "FRAMEWORK_NUM_PROCESSES" in env:
+        num_processes = int(env["FRAMEWORK_NUM_PROCESSES"])
+    if process_id is None and "FRAMEWORK_PROCESS_ID" in env:
+        process_id = int(env["FRAMEWORK_PROCESS_ID"])
+    if coordinator_address and (num_processes is None or process_id is None):
+        raise ValueError(
+            f"parallel.initialize: coordinator_address={coordinator_address!r} needs num_processes and "
+            f"process_id too (got {num_processes}, {process_id}); pass them or set FRAMEWORK_NUM_PROCESSES "
+            "and FRAMEWORK_PROCESS_ID."
+        )
+    kwargs: dict[str, Any] = {
+        "coordinator_address": coordinator_address, "num_processes": num_processes,
+        "process_id": process_id, "initialization_timeout": initialization_timeout,
+        "heartbeat_timeout_seconds": heartbeat_timeout_seconds,
+    }
+    if coordinator_address and process_id == 0:
+        kwargs["coordinator_bind_address"] = coordinator_address
+    if local_device_ids is not None:
+        kwargs["local_device_ids"] = list(local_device_ids)
+    jax.distributed.initialize(**kwargs)
+
+
+def process_index() -> int:
+    return jax.process_index()
+
+
+def process_count() -> int:
+    return jax.process_count()
+
+
+def local_devices(backend: str | None = None) -> list[jax.Device]:
+    return jax.local_devices(backend=backend)
+
+
+# ------------------------------------------------------------------------------------------ the step
+def _loss_call(loss_fn: Any) -> Callable:
+    from .gluon.block import Block
+
+    if isinstance(loss_fn, Block):
+        return lambda out, label: loss_fn.functional_call({}, out, label)
+    return loss_fn
+
+
+class DataParallel:
+    """A compiled data-parallel training step over ``devices`` (default: every local device).
+
+    ``trainer`` is a ``gluon.Trainer`` (its optimizer, learning rate, lr_mult/wd_mult and schedule are
+    used) or any ``optax.GradientTransformation`` (applied to the summed, ``1/batch_size``-scaled
+    gradients). ``sync_batchnorm=True`` averages BatchNorm statistics over the devices. A global batch
+    that does not divide by the device count is padded and masked (padded samples weigh nothing); every
+    batch is padded to the largest batch seen, so a short last batch does not recompile.
+    """
+
+    def __init__(self, net: Any, loss_fn: Any, trainer: Any, *, devices: Sequence[jax.Device] | None = None,
+                 axis_name: str = "batch", sync_batchnorm: bool = False, donate: bool = True) -> None:
+        self.net = net
+        self.devices = list(devices) if devices is not None else jax.local_devices()
+        self.n = len(self.devices)
+        self.axis_name = axis_name
+        self._loss = _loss_call(loss_fn)
+        params = net.collect_params()
+        for name, p in params.items():
+            if p._data is None:
+                raise RuntimeError(
+                    f"DataParallel: Parameter '{name}' is not initialized. Call net.initialize() and run one "
+                    "batch through the net (deferred shapes) before building the parallel step."
+                )
+        self._train_names = [n for n, p in params.items() if p.grad_req != "null"]
+        self._state_names = [n for n, p in params.items() if p.grad_req == "null"]
+        self._trainer = trainer if hasattr(trainer, "_optimizer") else None
+        if self._trainer is not None:
+            opt = self._trainer._optimizer
+            self._tx = opt.to_optax(lr_mult={n: params[n].lr_mult for n in self._train_names},
+                                    wd_mult={n: params[n].wd_mult for n in self._train_names})
+            self._scale = self._trainer._scale
+        elif isinstance(trainer, optax.GradientTransformation):
+            self._tx, self._scale = trainer, 1.0
+        else:
+            raise TypeError(
+                f"DataParallel: trainer={type(trainer).__name__}; expected a gluon.Trainer or an "
+                "optax.GradientTransformation."
+            )
+        first = {n: p.list_data()[0] for n, p in params.items()}
+        train = {n: first[n] for n in self._train_names}
+        state = {n: first[n] for n in self._state_names}
+        opt_state = self._tx.init(train)
+        if self._trainer is not None and self._trainer._states:
+            opt_state = next(iter(self._trainer._states.values()))
+        self._carry = self._replicate((train, state, opt_state))
+        self._sync_bn = sync_batchnorm
+        self._batch = 0
+        self._pstep = jax.pmap(self._step_fn, axis_name=axis_name, devices=self.devices,
+                               donate_argnums=(0,) if donate else ())
+        self._pepoch = jax.pmap(self._epoch_fn, axis_name=axis_name, devices=self.devices,
+                                static_broadcasted_argnums=(4, 5), donate_argnums=(0,) if donate else ())
+        self._pepoch_ordered = jax.pmap(self._epoch_fn_ordered, axis_name=axis_name, devices=self.devices,
+                                        static_broadcasted_argnums=(4, 5),
+                                        donate_argnums=(0,) if donate else ())
+        self._serial_guard = self.devices[0].platform == "cpu" and self.n > 1
+
+    # ------------------------------------------------------------------ plumbing
+    def _replicate(self, tree: Any) -> Any:
+        """The same value on every device, as one array with a leading device axis."""
+        def put(x: Any) -> jax.Array:
+            if isinstance(x, jax.Array) and jnp.issubdtype(x.dtype, jax.dtypes.prng_key):
+                x = jax.random.key_data(x)
+            x = onp.asarray(x)
+            return jax.device_put(onp.broadcast_to(x, (self.n,) + x.shape), self._sharding(x.ndim + 1))
+
+        return jax.tree_util.tree_map(put, tree)
+
+    def _sharding(self, ndim: int) -> jax.sharding.Sharding:
+        mesh = jax.sharding.Mesh(onp.array(self.devices), (self.axis_name,))
+        spec = jax.sharding.PartitionSpec(self.axis_name, *([None] * (ndim - 1)))
+        return jax.sharding.NamedSharding(mesh, spec)
+
+    def _grads_and_update(self, train, state, opt_state, data, label, weight, key, lr, rescale):
+        from . import optimizer as _opt
+
+        dev_key = jax.random.fold_in(jax.random.wrap_key_data(key), jax.lax.axis_index(self.axis_name))
+
+        def objective(p):
+            out, new_state = self.net.functional_call({**p, **state}, data, training=True, key=dev_key,
+                                                      return_state=True)
+            per_sample = self._loss(out, label)
+            per_sample = per_sample.reshape(per_sample.shape[0], -1).sum(axis=1) if per_sample.ndim > 1 \
+                else per_sample
+            return jnp.sum(per_sample * weight), new_state
+
+        (lsum, new_state), grads = jax.value_and_grad(objective, has_aux=True)(train)
+        grads = jax.lax.psum(grads, self.axis_name)
+        if self._trainer is not None:
+            opt_state = _opt.set_hyperparams(opt_state, learning_rate=lr, rescale_grad=rescale)
+        else:
+            grads = jax.tree_util.tree_map(lambda g: g * rescale, grads)
+        updates, opt_state = self._tx.update(grads, opt_state, train)
+        train = optax.apply_updates(train, updates)
+        if new_state:
+            if self._sync_bn:
+                new_state = jax.lax.pmean(new_state, self.axis_name)
+            state = {**state, **new_state}
+        return train, state, opt_state, jax.lax.psum(lsum, self.axis_name)
+
+    def _step_fn(self, carry, data, label, weight, key, lr, rescale):
+        train, state, opt_state = carry
+        train, state, opt_state, loss = self._grads_and_update(train, state, opt_state, data, label, weight,
+                                                               key, lr, rescale)
+        return (train, state, opt_state), loss
+
+    def _shard(self, x: Any, pad_to: int) -> Any:
+        x = onp.asarray(x) if not isinstance(x, jax.Array) else x
+        b = x.shape[0]
+        if pad_to > b:
+            x = jnp.concatenate([jnp.asarray(x), jnp.zeros((pad_to - b,) + x.shape[1:], x.dtype)]) \
+                if isinstance(x, jax.Array) else onp.concatenate([x, onp.zeros((pad_to - b,) + x.shape[1:],
+                                                                              x.dtype)])
+        x = x.reshape((self.n, pad_to // self.n) + tuple(x.shape[1:]))
+        return jax.device_put(x, self._sharding(x.ndim))
+
+    # ------------------------------------------------------------------ public
+    def __call__(self, data: Any, label: Any, batch_size: int | None = None) -> jax.Array:
+        """One training step on a global batch; returns the batch's summed loss (a device scalar)."""
+        b = int(data.shape[0])
+        self._batch = max(self._batch, math.ceil(b / self.n) * self.n)
+        weight = onp.zeros((self._batch,), onp.float32)
+        weight[:b] = 1.0
+        from .np import random
+
+        key = random.next_key()
+        lr, rescale = self._next_hyper(batch_size or b)
+        args = (self._shard(data, self._batch), self._shard(label, self._batch),
+                self._shard(weight, self._batch), self._replicate(key), self._replicate(lr),
+                self._replicate(rescale))
+        self._carry, loss = self._pstep(self._carry, *args)
+        if self._serial_guard:  # XLA:CPU all-reduce can deadlock under back-to-back dispatch (FACTS)
+            loss.block_until_ready()
+        return loss[0]
+
+    def _next_hyper(self, batch_size: int) -> tuple[onp.float32, onp.float32]:
+        rescale = onp.float32(self._scale / batch_size)
+        if self._trainer is None:
+            return onp.float32(0.0), rescale
+        opt = self._trainer._optimizer
+        opt.num_update += 1
+        return onp.float32(opt.learning_rate), rescale
+
+    def _epoch_fn(self, carry, data, label, key, steps, per_device, lrs, rescale, n_valid, shuffle=True):
+        index = jax.lax.axis_index(self.axis_name)
+        key = jax.random.wrap_key_data(key)
+        n_total = data.shape[0]
+        padded = steps * per_device * self.n
+        order = jax.random.permutation(key, n_total) if shuffle else jnp.arange(n_total)
+        order = jnp.concatenate([order, jnp.zeros((padded - n_total,), order.dtype)])
+        valid = (jnp.arange(padded) < n_valid).astype(jnp.float32)
+
+        def body(c, s):
+            start = s * per_device * self.n + index * per_device
+            idx = jax.lax.dynamic_slice(order, (start,), (per_device,))
+            w = jax.lax.dynamic_slice(valid, (start,), (per_device,))
+            step_key = jax.random.key_data(jax.random.fold_in(key, s + 1))
+            train, state, opt_state = c
+            train, state, opt_state, loss = self._grads_and_update(
+                train, state, opt_state, data[idx], label[idx], w, step_key, lrs[s], rescale)
+            return (train, state, opt_state), loss
+
+        return jax.lax.scan(body, carry, jnp.arange(steps))
+
+    def epoch(self, data: Any, label: Any, batch_size: int, key: jax.Array | None = None, *,
+              shuffle: bool = True) -> jax.Array:
+        """A whole epoch as one program over device-resident data (copied to every device once and
+        cached for the same ``data`` object). Returns the per-batch summed losses.
+
+        The order is ``jax.random.permutation(key, len(data))`` (identity with ``shuffle=False``); the
+        last batch is kept, padded and masked, as ``DataLoader(last_batch='keep')``.
+        """
+        from .np import random
+
+        n_total = int(data.shape[0])
+        if batch_size % self.n:
+            raise ValueError(
+                f"epoch: batch_size={batch_size} cannot be evenly split over {self.n} devices. Use a batch "
+                f"size that's a multiple of {self.n}."
+            )
+        steps = math.ceil(n_total / batch_size)
+        hyper = [self._next_hyper(batch_size) for _ in range(steps)]
+        lrs = onp.asarray([lr for lr, _ in hyper], onp.float32)
+        key = random.next_key() if key is None else key
+        fn = self._pepoch if shuffle else self._pepoch_ordered
+        self._carry, losses = fn(
+            self._carry, self._resident(data), self._resident(label), self._replicate(key), steps,
+            batch_size // self.n, self._replicate(lrs), self._replicate(hyper[0][1]),
+            self._replicate(onp.int32(n_total)))
+        return losses[0]
+
+    def _epoch_fn_ordered(self, carry, data, label, key, steps, per_device, lrs, rescale, n_valid):
+        return self._epoch_fn(carry, data, label, key, steps, per_device, lrs, rescale, n_valid,
+                              shuffle=False)
+
+    def _resident(self, x: Any) -> Any:
+        key = id(x)
+        cache = self.__dict__.setdefault("_resident_cache", {})
+        hit = cache.get(key)
+        if hit is not None and hit[0] is x:
+            return hit[1]
+        value = self._replicate(x)
+        cache.clear()
+        cache[key] = (x, value)
+        return value
+
+    def sync(self) -> None:
+        """Write the trained parameters and state (and the Trainer's optimizer state) back."""
+        train, state, opt_state = jax.tree_util.tree_map(lambda x: x[0], self._carry)
+        params = self.net.collect_params()
+        for name, value in {**train, **state}.items():
+            p = params[name]
+            p._data = {d: jax.device_put(value, d) for d in p._data}
+        if self._trainer is not None:
+            if self._trainer._update_fn is None:
+                self._trainer._init()
+            for dev in list(self._trainer._states):
+                self._trainer._states[dev] = jax.device_put(opt_state, dev)
+
+    def predict(self, data: Any, batch_size: int = 1024) -> jax.Array:
+        """Inference outputs (training=False) with the current parameters, on the first device."""
+        train, state, _ = jax.tree_util.tree_map(lambda x: x[0], self._carry)
+        fn = self.__dict__.get("_predict_fn")
+        if fn is None:
+            fn = self._predict_fn = jax.jit(lambda p, x: self.net.functional_call(p, x, training=False))
+        outs = [fn({**train, **state}, jnp.asarray(data[i:i + batch_size]))
+                for i in range(0, int(data.shape[0]), batch_size)]
+        return jnp.concatenate(outs)
+
+    def state_dict(self) -> dict[str, onp.ndarray]:
+        """Host copies of parameters, state and optimizer state, keyed by name (for checkpoints)."""
+        train, state, opt_state = jax.tree_util.tree_map(lambda x: onp.asarray(x[0]), self._carry)
+        out = {f"param/{k}": v for k, v in {**train, **state}.items()}
+        for path, leaf in jax.tree_util.tree_flatten_with_path(opt_state)[0]:
+            out[f"opt/{jax.tree_util.keystr(path)}"] = leaf
+        if self._trainer is not None:
+            out["num_update"] = onp.asarray(self._trainer._optimizer.num_update, onp.int64)
+        return out
+
+    def load_state_dict(self, arrays: dict[str, Any]) -> None:
+        """Restore what :meth:`state_dict` returned (shapes and names must match)."""
+        train, state, opt_state = jax.tree_util.tree_map(lambda x: x[0], self._carry)
+        def pick(name: str, like: Any) -> Any:
+            if name not in arrays:
+                raise ValueError(f"load_state_dict: {name!r} is missing (saved for another network?).")
+            value = onp.asarray(arrays[name])
+            if value.shape != tuple(like.shape):
+                raise ValueError(f"load_state_dict: {name!r} has shape {value.shape}, expected "
+                                 f"{tuple(like.shape)}.")
+            return value.astype(like.dtype)
+        train = {k: pick(f"param/{k}", v) for k, v in train.items()}
+        state = {k: pick(f"param/{k}", v) for k, v in state.items()}
+        leaves, treedef = jax.tree_util.tree_flatten_with_path(opt_state)
+        opt_state = jax.tree_util.tree_unflatten(
+            treedef, [pick(f"opt/{jax.tree_util.keystr(p)}", v) for p, v in leaves])
+        self._carry = self._replicate((train, state, opt_state))
+        if self._trainer is not None and "num_update" in arrays:
+            self._trainer._optimizer.num_update = int(arrays["num_update"])
