@@ -78,6 +78,11 @@ def local_devices(backend: str | None = None) -> list[jax.Device]:
 
 
 # ------------------------------------------------------------------------------------------ the step
+def _first(x: jax.Array) -> jax.Array:
+    """The copy held by this process's first device (replicated values are equal everywhere)."""
+    return x.addressable_data(0)[0]
+
+
 def _loss_call(loss_fn: Any) -> Callable:
     from .gluon.block import Block
 
@@ -99,8 +104,10 @@ class DataParallel:
     def __init__(self, net: Any, loss_fn: Any, trainer: Any, *, devices: Sequence[jax.Device] | None = None,
                  axis_name: str = "batch", sync_batchnorm: bool = False, donate: bool = True) -> None:
         self.net = net
-        self.devices = list(devices) if devices is not None else jax.local_devices()
+        self.devices = list(devices) if devices is not None else jax.devices()
         self.n = len(self.devices)
+        self._local = [d for d in self.devices if d.process_index == jax.process_index()]
+        self.n_local = len(self._local)
         self.axis_name = axis_name
         self._loss = _loss_call(loss_fn)
         params = net.collect_params()
@@ -150,9 +157,14 @@ class DataParallel:
             if isinstance(x, jax.Array) and jnp.issubdtype(x.dtype, jax.dtypes.prng_key):
                 x = jax.random.key_data(x)
             x = onp.asarray(x)
-            return jax.device_put(onp.broadcast_to(x, (self.n,) + x.shape), self._sharding(x.ndim + 1))
+            return self._global(onp.broadcast_to(x, (self.n_local,) + x.shape))
 
         return jax.tree_util.tree_map(put, tree)
+
+    def _global(self, local: Any) -> jax.Array:
+        """One global array with a leading device axis from this process's part of it."""
+        shape = (self.n,) + tuple(local.shape[1:])
+        return jax.make_array_from_process_local_data(self._sharding(local.ndim), local, shape)
 
     def _sharding(self, ndim: int) -> jax.sharding.Sharding:
         mesh = jax.sharding.Mesh(onp.array(self.devices), (self.axis_name,))
@@ -199,27 +211,31 @@ class DataParallel:
             x = jnp.concatenate([jnp.asarray(x), jnp.zeros((pad_to - b,) + x.shape[1:], x.dtype)]) \
                 if isinstance(x, jax.Array) else onp.concatenate([x, onp.zeros((pad_to - b,) + x.shape[1:],
                                                                               x.dtype)])
-        x = x.reshape((self.n, pad_to // self.n) + tuple(x.shape[1:]))
-        return jax.device_put(x, self._sharding(x.ndim))
+        x = onp.asarray(x).reshape((self.n_local, pad_to // self.n_local) + tuple(x.shape[1:]))
+        return self._global(x)
 
     # ------------------------------------------------------------------ public
     def __call__(self, data: Any, label: Any, batch_size: int | None = None) -> jax.Array:
-        """One training step on a global batch; returns the batch's summed loss (a device scalar)."""
+        """One training step; returns the global batch's summed loss (a device scalar).
+
+        ``data``/``label`` are this process's part of the batch (the whole batch in one process);
+        ``batch_size`` (the rescale) defaults to the global batch size.
+        """
         b = int(data.shape[0])
-        self._batch = max(self._batch, math.ceil(b / self.n) * self.n)
+        self._batch = max(self._batch, math.ceil(b / self.n_local) * self.n_local)
         weight = onp.zeros((self._batch,), onp.float32)
         weight[:b] = 1.0
         from .np import random
 
         key = random.next_key()
-        lr, rescale = self._next_hyper(batch_size or b)
+        lr, rescale = self._next_hyper(batch_size or b * jax.process_count())
         args = (self._shard(data, self._batch), self._shard(label, self._batch),
                 self._shard(weight, self._batch), self._replicate(key), self._replicate(lr),
                 self._replicate(rescale))
         self._carry, loss = self._pstep(self._carry, *args)
         if self._serial_guard:  # XLA:CPU all-reduce can deadlock under back-to-back dispatch (FACTS)
             loss.block_until_ready()
-        return loss[0]
+        return _first(loss)
 
     def _next_hyper(self, batch_size: int) -> tuple[onp.float32, onp.float32]:
         rescale = onp.float32(self._scale / batch_size)
@@ -275,7 +291,7 @@ class DataParallel:
             self._carry, self._resident(data), self._resident(label), self._replicate(key), steps,
             batch_size // self.n, self._replicate(lrs), self._replicate(hyper[0][1]),
             self._replicate(onp.int32(n_total)))
-        return losses[0]
+        return _first(losses)
 
     def _epoch_fn_ordered(self, carry, data, label, key, steps, per_device, lrs, rescale, n_valid):
         return self._epoch_fn(carry, data, label, key, steps, per_device, lrs, rescale, n_valid,
@@ -294,7 +310,7 @@ class DataParallel:
 
     def sync(self) -> None:
         """Write the trained parameters and state (and the Trainer's optimizer state) back."""
-        train, state, opt_state = jax.tree_util.tree_map(lambda x: x[0], self._carry)
+        train, state, opt_state = jax.tree_util.tree_map(_first, self._carry)
         params = self.net.collect_params()
         for name, value in {**train, **state}.items():
             p = params[name]
@@ -307,7 +323,7 @@ class DataParallel:
 
     def predict(self, data: Any, batch_size: int = 1024) -> jax.Array:
         """Inference outputs (training=False) with the current parameters, on the first device."""
-        train, state, _ = jax.tree_util.tree_map(lambda x: x[0], self._carry)
+        train, state, _ = jax.tree_util.tree_map(_first, self._carry)
         fn = self.__dict__.get("_predict_fn")
         if fn is None:
             fn = self._predict_fn = jax.jit(lambda p, x: self.net.functional_call(p, x, training=False))
@@ -317,7 +333,7 @@ class DataParallel:
 
     def state_dict(self) -> dict[str, onp.ndarray]:
         """Host copies of parameters, state and optimizer state, keyed by name (for checkpoints)."""
-        train, state, opt_state = jax.tree_util.tree_map(lambda x: onp.asarray(x[0]), self._carry)
+        train, state, opt_state = jax.tree_util.tree_map(lambda x: onp.asarray(_first(x)), self._carry)
         out = {f"param/{k}": v for k, v in {**train, **state}.items()}
         for path, leaf in jax.tree_util.tree_flatten_with_path(opt_state)[0]:
             out[f"opt/{jax.tree_util.keystr(path)}"] = leaf
@@ -327,7 +343,7 @@ class DataParallel:
 
     def load_state_dict(self, arrays: dict[str, Any]) -> None:
         """Restore what :meth:`state_dict` returned (shapes and names must match)."""
-        train, state, opt_state = jax.tree_util.tree_map(lambda x: x[0], self._carry)
+        train, state, opt_state = jax.tree_util.tree_map(_first, self._carry)
         def pick(name: str, like: Any) -> Any:
             if name not in arrays:
                 raise ValueError(f"load_state_dict: {name!r} is missing (saved for another network?).")
