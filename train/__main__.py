@@ -1,0 +1,5 @@
+"""``python -m train``: see :mod:`train.cli` (``python -m train --help``)."""
+
+from .cli import main
+
+raise SystemExit(main())
