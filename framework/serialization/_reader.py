@@ -1,0 +1,181 @@
+"""Reading MXNet ``.params`` / ``.ndarray`` files (V3, V2, V1 and pre-V1): ``load`` and ``load_numpy``.
+
+The input is read once into a private buffer; :func:`._layout.parse` validates it and takes views of
+the payloads; here they become arrays (sparse ones densified, within ``sparse_limit``) and, for
+:func:`load`, device arrays.
+
+>>> from framework.serialization._writer import dumps
+>>> import numpy as onp
+>>> load_numpy(dumps({"w": onp.arange(3, dtype="float32")}))
+{'w': array([0., 1., 2.], dtype=float32)}
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from typing import Any
+
+import jax
+import numpy as onp
+
+from ..device import as_device, cpu
+from ._format import STYPE_NAMES, ParamsFormatError
+from ._layout import Raw, parse
+
+__all__ = ["load", "load_numpy", "DEFAULT_SPARSE_LIMIT"]
+
+#: Largest dense result (bytes) a sparse array may expand to unless the caller raises the limit:
+#: a few bytes of row_sparse/csr header can declare an arbitrarily large dense shape.
+DEFAULT_SPARSE_LIMIT = 2**30
+
+
+def _densify(source: str, raw: Raw, label: str, limit: int | None) -> onp.ndarray:
+    dense_bytes = math.prod(raw.shape) * raw.data.dtype.itemsize
+    if limit is not None and dense_bytes > limit:
+        raise ParamsFormatError(
+            source, raw.offset,
+            f"{label} is {STYPE_NAMES[raw.stype]} with dense shape {raw.shape} {raw.data.dtype.name} = "
+            f"{dense_bytes} bytes, more than sparse_limit={limit} (a guard against hostile files); pass a "
+            f"larger sparse_limit (or None) to load it")
+    data = raw.data.view(onp.uint8) != 0 if raw.data.dtype == onp.bool_ else raw.data
+    out = onp.zeros(raw.shape, raw.data.dtype)
+    if raw.stype == 1:
+        out[raw.aux[0].astype(onp.intp)] = data
+    else:
+        indptr, indices = raw.aux
+        rows = onp.repeat(onp.arange(raw.shape[0]), onp.diff(indptr.astype(onp.intp)))
+        out[rows, indices.astype(onp.intp)] = data
+    return out
+
+
+def _finish(raw: Raw) -> onp.ndarray:
+    """A dense payload view made into a proper host array (bools canonical, aligned)."""
+    arr = raw.data
+    if arr.dtype == onp.bool_:
+        arr = arr.view(onp.uint8) != 0
+    elif not arr.flags.aligned:
+        arr = arr.copy()
+    return arr
+
+
+def _read_source(source: Any) -> tuple[onp.ndarray, str]:
+    """The whole input as one private, writable byte buffer (loaded arrays are views into it)."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return onp.frombuffer(source, onp.uint8).copy(), "<bytes>"
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            buf = onp.empty(size, onp.uint8)  # not zero-filled: readinto writes every byte
+            got = 0
+            with memoryview(buf) as view:
+                while got < size:
+                    n = f.readinto(view[got:])
+                    if not n:
+                        break
+                    got += n
+            rest = f.read()  # a file that grew, or one whose size fstat does not know
+        buf = buf[:got]
+        if rest:
+            buf = onp.concatenate([buf, onp.frombuffer(rest, onp.uint8)])
+        return buf, os.fsdecode(path)
+    if hasattr(source, "read"):
+        data = source.read()
+        if not isinstance(data, (bytes, bytearray)):
+            raise TypeError(f"load: the stream {source!r} returned {type(data).__name__}; open it in binary "
+                            "mode ('rb')")
+        return onp.frombuffer(data, onp.uint8).copy(), str(getattr(source, "name", "<stream>"))
+    raise TypeError(f"load: expected a path (str or os.PathLike), bytes, or a binary stream; got "
+                    f"{type(source).__name__}")
+
+
+def _load_host(source: Any,
+               sparse_limit: int | None) -> tuple[list[onp.ndarray | None], list[str] | None, str]:
+    buf, name = _read_source(source)
+    raws, names = parse(buf, name)
+    arrays: list[onp.ndarray | None] = []
+    for i, raw in enumerate(raws):
+        if raw is None:
+            arrays.append(None)
+        elif raw.stype:
+            label = f"array {i}" + (f" ({names[i]!r})" if names else "")
+            arrays.append(_densify(name, raw, label, sparse_limit))
+        else:
+            arrays.append(_finish(raw))
+    return arrays, names, name
+
+
+def _warn_if_ints_wrap(arrays: list[onp.ndarray | None], names: list[str] | None, source: str) -> None:
+    """JAX in 32-bit mode wraps 64-bit integers silently; say so when it changes a loaded value."""
+    for i, arr in enumerate(arrays):
+        if arr is None or arr.dtype.kind not in "iu" or arr.dtype.itemsize != 8 or not arr.size:
+            continue
+        narrow = onp.dtype(arr.dtype.kind + "4")
+        info = onp.iinfo(narrow)
+        if arr.min() < info.min or arr.max() > info.max:
+            label = repr(names[i]) if names else f"{i}"
+            warnings.warn(
+                f"{source}: array {label} holds {arr.dtype.name} values outside the {narrow.name} range and "
+                f"JAX runs in 32-bit mode, so they wrap around. Enable 64-bit mode with "
+                f"jax.config.update('jax_enable_x64', True) before loading, or read the file with "
+                f"framework.serialization.load_numpy.", UserWarning, stacklevel=3)
+
+
+def _pack(arrays: list, names: list[str] | None) -> dict[str, Any] | list[Any]:
+    return dict(zip(names, arrays, strict=True)) if names is not None else arrays
+
+
+def load_numpy(source: str | os.PathLike | bytes, *,
+               sparse_limit: int | None = DEFAULT_SPARSE_LIMIT) -> dict[str, onp.ndarray | None] | list:
+    """Read an MXNet ``.params``/``.ndarray`` file into host NumPy arrays, in file order.
+
+    Same as :func:`load` but without placing anything on a device: this is what checkpoints and
+    ``Block.load_parameters`` use before putting each array on its own devices. The dtypes are the
+    file's (float64 and int64 stay 64-bit).
+
+    >>> import numpy as onp
+    >>> from framework.serialization import dumps
+    >>> load_numpy(dumps([onp.float16(1.5) * onp.ones(2, "float16")]))
+    [array([1.5, 1.5], dtype=float16)]
+    """
+    arrays, names, _ = _load_host(source, sparse_limit)
+    return _pack(arrays, names)
+
+
+def load(
+    source: str | os.PathLike | bytes, *, device: Any = None, sparse_limit: int | None = DEFAULT_SPARSE_LIMIT
+) -> dict[str, jax.Array | None] | list[jax.Array | None]:
+    """MXNet's ``npx.load`` / ``mx.nd.load``: read a ``.params`` or ``.ndarray`` file.
+
+    ``source`` is a path, the file's content as bytes, or a binary stream. A file saved from a dict
+    returns a dict (names as stored, e.g. ``'0.weight'`` or ``'arg:conv0_weight'``, in file order);
+    one saved from a list or a single array returns a list. V3 (np), V2 (nd), V1 and pre-V1 files
+    all load, whatever mode wrote them. ``row_sparse`` and ``csr`` arrays come back dense (at most
+    ``sparse_limit`` bytes each). An undefined array (MXNet's "none" NDArray) comes back as
+    ``None``; a V2 array with a zero extent, which MXNet's nd mode would also treat as undefined,
+    comes back as the empty array it describes.
+
+    Arrays land on ``device`` (keyword-only; default: the CPU, as in MXNet). With JAX in its default
+    32-bit mode, 64-bit arrays become 32-bit as everywhere in JAX (a warning names integer arrays
+    whose values do not fit); :func:`load_numpy` keeps them exact.
+
+    A truncated, corrupted or foreign file raises :class:`ParamsFormatError` naming the file, the
+    byte offset and what was expected; no size field is trusted beyond the file's length.
+
+    >>> import numpy as onp
+    >>> from framework import npx
+    >>> from framework.serialization import dumps
+    >>> d = load(dumps({"w": onp.ones((2, 3), "float32")}))
+    >>> d["w"].shape, str(d["w"].dtype), d["w"].devices() == {npx.cpu()}
+    ((2, 3), 'float32', True)
+    """
+    target = cpu(0) if device is None else as_device(device, what="device")
+    arrays, names, source_name = _load_host(source, sparse_limit)
+    if not jax.config.jax_enable_x64:
+        _warn_if_ints_wrap(arrays, names, source_name)
+    present = [a for a in arrays if a is not None]
+    # The host arrays are views of a private buffer nothing else can reach: a CPU target may alias it.
+    placed = iter(jax.device_put(present, target, may_alias=True))
+    return _pack([None if a is None else next(placed) for a in arrays], names)
