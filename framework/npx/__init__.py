@@ -66,5 +66,5 @@ def __getattr__(name: str):
     if name in ("save", "load", "savez"):
         from .. import serialization
 
-        return getattr(serialization, {"savez": "save"}.get(name, name))
+        return getattr(serialization, name)
     raise AttributeError(f"framework.npx has no attribute {name!r}")
