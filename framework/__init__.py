@@ -30,7 +30,7 @@ _LAZY = {
     "parallel": "framework.parallel",
     "serialization": "framework.serialization",
     "test_utils": "framework.test_utils",
-    "nd": "framework.np",
+    "nd": "framework.nd",
 }
 
 __all__ = [
