@@ -61,18 +61,20 @@ def _pool_nd(
 
     A backend-specific fast path (e.g. for CPU) is dispatched from here and only here.
     """
-    nd = len(kernel)
     if channel_last:
         dims, strides = (1, *kernel, 1), (1, *stride, 1)
         pads = ((0, 0), *padding, (0, 0))
     else:
         dims, strides = (1, 1, *kernel), (1, 1, *stride)
         pads = ((0, 0), (0, 0), *padding)
-    del nd
+    # Concrete (NumPy) init values let lax pick reduce_window_max / _sum, which are differentiable.
     if pool_type == "max":
-        init = -jnp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min
-        return lax.reduce_window(x, jnp.array(init, x.dtype), lax.max, dims, strides, pads)
-    return lax.reduce_window(x, jnp.array(0, x.dtype), lax.add, dims, strides, pads)
+        if jnp.issubdtype(x.dtype, jnp.floating):
+            init = onp.array(-onp.inf, x.dtype)
+        else:
+            init = onp.array(jnp.iinfo(x.dtype).min, x.dtype)
+        return lax.reduce_window(x, init, lax.max, dims, strides, pads)
+    return lax.reduce_window(x, onp.array(0, x.dtype), lax.add, dims, strides, pads)
 
 
 def pooling(

@@ -128,13 +128,13 @@ def test_convolution_and_deconvolution_gradients():
     def conv(x, w, b):
         return npx.convolution(x, w, b, kernel=(3, 3), stride=(2, 2), pad=(1, 1), num_filter=3)
 
-    check_grads(conv, (x, w, b), order=1, modes=["rev"], eps=1e-2, atol=1e-2, rtol=1e-2)
+    check_grads(jax.jit(conv), (x, w, b), order=1, modes=["rev"], eps=1e-2, atol=1e-2, rtol=1e-2)
     wd = jnp.asarray(rng.randn(2, 3, 3, 3), jnp.float32)
 
     def deconv(x, w, b):
         return npx.deconvolution(x, w, b, kernel=(3, 3), stride=(2, 2), pad=(1, 1), adj=(1, 1), num_filter=3)
 
-    check_grads(deconv, (x, wd, b), order=1, modes=["rev"], eps=1e-2, atol=1e-2, rtol=1e-2)
+    check_grads(jax.jit(deconv), (x, wd, b), order=1, modes=["rev"], eps=1e-2, atol=1e-2, rtol=1e-2)
 
 
 def test_convolution_is_jittable():
