@@ -51,8 +51,8 @@ def create(init: Initializer | str | None, **kwargs: Any) -> Initializer:
     >>> create(Constant(2.0).dumps()).value
     2.0
     """
-    if isinstance(init, Initializer):
-        return init
+    if isinstance(init, Initializer) or (hasattr(init, "init_array") and not isinstance(init, (str, type))):
+        return init     # an Initializer, or any object with MXNet's rule as ``init_array``
     if isinstance(init, type) and issubclass(init, Initializer):
         return init(**kwargs)
     if not isinstance(init, str):
