@@ -1,0 +1,243 @@
+"""Convolution layers: Conv1D/2D/3D and Conv1DTranspose/2DTranspose/3DTranspose (NCW/NCHW/NCDHW).
+
+Weights are (channels, in_channels/groups, *kernel) for convolutions and
+(in_channels, channels/groups, *kernel) for transposed ones, as in MXNet; ``in_channels=0`` defers
+the weight's shape to the first input. Pooling layers live in :mod:`.pool_layers`.
+
+>>> from framework import np
+>>> from framework.gluon import nn
+>>> conv = nn.Conv2D(6, kernel_size=5, activation='relu')
+>>> conv
+Conv2D(None -> 6, kernel_size=(5, 5), stride=(1, 1), Activation(relu))
+>>> conv.initialize()
+>>> conv(np.ones((2, 1, 28, 28))).shape, conv.weight.shape
+((2, 6, 24, 24), (6, 1, 5, 5))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import jax
+
+from ...npx import conv as _conv
+from ..block import HybridBlock
+from ..parameter import Parameter
+from .activations import Activation
+
+__all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose"]
+
+_LAYOUTS = {1: ("NCW", "NWC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
+
+
+def _tuple(name: str, value: int | Sequence[int], nd: int, layer: str) -> tuple[int, ...]:
+    if isinstance(value, int):
+        return (value,) * nd
+    out = tuple(int(v) for v in value)
+    if len(out) != nd:
+        raise ValueError(f"{layer}: {name} must be a number or a list of {nd} ints, got {value!r}")
+    return out
+
+
+class _Conv(HybridBlock):
+    """Shared implementation of the convolution layers (private)."""
+
+    _compiled_leaf = True
+    _nd = 2
+    _transpose = False
+
+    def __init__(self, channels: int, kernel_size: int | Sequence[int], strides: Any, padding: Any,
+                 dilation: Any, groups: int, layout: str, activation: str | None, use_bias: bool,
+                 weight_initializer: Any, bias_initializer: Any, in_channels: int,
+                 output_padding: Any = 0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        nd, name = self._nd, type(self).__name__
+        if layout not in _LAYOUTS[nd]:
+            raise ValueError(f"{name}: layout={layout!r}; only {' and '.join(map(repr, _LAYOUTS[nd]))} are "
+                             "supported")
+        if not isinstance(channels, int) or channels < 1:
+            raise ValueError(f"{name}: channels={channels!r} must be a positive int")
+        if groups < 1 or channels % groups or (in_channels and in_channels % groups):
+            raise ValueError(f"{name}: groups={groups} must divide channels={channels} and "
+                             f"in_channels={in_channels}")
+        self._channels, self._in_channels, self._groups = channels, in_channels, groups
+        self._kernel = _tuple("kernel_size", kernel_size, nd, name)
+        self._strides = _tuple("strides", strides, nd, name)
+        self._padding = _tuple("padding", padding, nd, name)
+        self._dilation = _tuple("dilation", dilation, nd, name)
+        self._outpad = _tuple("output_padding", output_padding, nd, name)
+        self._layout = layout
+        self._channel_last = layout.endswith("C")
+        self.weight = Parameter("weight", shape=self._weight_shape(in_channels), init=weight_initializer,
+                                allow_deferred_init=True)
+        self.bias = (Parameter("bias", shape=(channels,), init=bias_initializer, allow_deferred_init=True)
+                     if use_bias else None)
+        self.act = Activation(activation) if activation is not None else None
+
+    def _weight_shape(self, in_channels: int) -> tuple[int, ...]:
+        if self._transpose:
+            lead, per_group = in_channels, self._channels // self._groups
+        else:
+            lead, per_group = self._channels, in_channels // self._groups
+        if self._channel_last:
+            return (lead, *self._kernel, per_group)
+        return (lead, per_group, *self._kernel)
+
+    def infer_shape(self, x: Any, *args: Any) -> None:
+        if x.ndim != self._nd + 2:
+            raise ValueError(
+                f"{type(self).__name__} expects {self._nd + 2}-D input ({self._layout}), got shape "
+                f"{tuple(x.shape)}"
+            )
+        in_channels = x.shape[-1] if self._channel_last else x.shape[1]
+        if in_channels % self._groups:
+            raise ValueError(f"{type(self).__name__}: groups={self._groups} must divide the input's "
+                             f"{in_channels} channels")
+        self.weight.shape = self._weight_shape(in_channels)
+
+    def forward(self, x: jax.Array) -> jax.Array:
+        bias = None if self.bias is None else self.bias.data()
+        common = dict(kernel=self._kernel, stride=self._strides, dilate=self._dilation, pad=self._padding,
+                      num_filter=self._channels, num_group=self._groups, no_bias=bias is None,
+                      layout=self._layout)
+        if self._transpose:
+            out = _conv.deconvolution(x, self.weight.data(), bias, adj=self._outpad, **common)
+        else:
+            out = _conv.convolution(x, self.weight.data(), bias, **common)
+        return self.act(out) if self.act is not None else out
+
+    def __repr__(self) -> str:
+        nd = self._nd
+        s = f"kernel_size={self._kernel}, stride={self._strides}"
+        if self._padding != (0,) * nd:
+            s += f", padding={self._padding}"
+        if self._dilation != (1,) * nd:
+            s += f", dilation={self._dilation}"
+        if self._transpose and self._outpad != (0,) * nd:
+            s += f", output_padding={self._outpad}"
+        if self._groups != 1:
+            s += f", groups={self._groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.act is not None:
+            s += f", {self.act}"
+        # MXNet's mapping: weight dims (in/groups -> out) for convolutions, (in -> out/groups) transposed.
+        shape = self.weight.shape
+        inner = shape[-1 if self._channel_last else 1]
+        left, right = (shape[0], inner) if self._transpose else (inner, shape[0])
+        return f"{type(self).__name__}({left or None} -> {right}, {s})"
+
+
+class Conv1D(_Conv):
+    """1-D convolution over (N, C, W) data.
+
+    >>> layer = Conv1D(4, 3, in_channels=2)
+    >>> layer.weight.shape
+    (4, 2, 3)
+    """
+
+    _nd = 1
+
+    def __init__(self, channels: int, kernel_size: int | Sequence[int], strides: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, layout: str = "NCW", activation: str | None = None,
+                 use_bias: bool = True, weight_initializer: Any = None, bias_initializer: Any = "zeros",
+                 in_channels: int = 0, **kwargs: Any) -> None:
+        super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout, activation,
+                         use_bias, weight_initializer, bias_initializer, in_channels, **kwargs)
+
+
+class Conv2D(_Conv):
+    """2-D convolution over (N, C, H, W) data; out = floor((H + 2p - d(k-1) - 1) / s) + 1.
+
+    >>> Conv2D(16, (3, 3), padding=1, groups=2, in_channels=4).weight.shape
+    (16, 2, 3, 3)
+    """
+
+    _nd = 2
+
+    def __init__(self, channels: int, kernel_size: int | Sequence[int], strides: Any = (1, 1),
+                 padding: Any = (0, 0), dilation: Any = (1, 1), groups: int = 1, layout: str = "NCHW",
+                 activation: str | None = None, use_bias: bool = True, weight_initializer: Any = None,
+                 bias_initializer: Any = "zeros", in_channels: int = 0, **kwargs: Any) -> None:
+        super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout, activation,
+                         use_bias, weight_initializer, bias_initializer, in_channels, **kwargs)
+
+
+class Conv3D(_Conv):
+    """3-D convolution over (N, C, D, H, W) data.
+
+    >>> Conv3D(2, 3, in_channels=1).weight.shape
+    (2, 1, 3, 3, 3)
+    """
+
+    _nd = 3
+
+    def __init__(self, channels: int, kernel_size: int | Sequence[int], strides: Any = (1, 1, 1),
+                 padding: Any = (0, 0, 0), dilation: Any = (1, 1, 1), groups: int = 1, layout: str = "NCDHW",
+                 activation: str | None = None, use_bias: bool = True, weight_initializer: Any = None,
+                 bias_initializer: Any = "zeros", in_channels: int = 0, **kwargs: Any) -> None:
+        super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout, activation,
+                         use_bias, weight_initializer, bias_initializer, in_channels, **kwargs)
+
+
+class Conv1DTranspose(_Conv):
+    """Transposed 1-D convolution; out = (W - 1) * s - 2p + d(k-1) + 1 + output_padding.
+
+    >>> Conv1DTranspose(4, 3, strides=2, in_channels=2).weight.shape
+    (2, 4, 3)
+    """
+
+    _nd = 1
+    _transpose = True
+
+    def __init__(self, channels: int, kernel_size: int | Sequence[int], strides: Any = 1, padding: Any = 0,
+                 output_padding: Any = 0, dilation: Any = 1, groups: int = 1, layout: str = "NCW",
+                 activation: str | None = None, use_bias: bool = True, weight_initializer: Any = None,
+                 bias_initializer: Any = "zeros", in_channels: int = 0, **kwargs: Any) -> None:
+        super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout, activation,
+                         use_bias, weight_initializer, bias_initializer, in_channels,
+                         output_padding=output_padding, **kwargs)
+
+
+class Conv2DTranspose(_Conv):
+    """Transposed 2-D convolution (the gradient of Conv2D with respect to its input).
+
+    >>> from framework import np
+    >>> layer = Conv2DTranspose(3, 4, strides=2, padding=1)
+    >>> layer.initialize()
+    >>> layer(np.ones((1, 2, 5, 5))).shape, layer.weight.shape
+    ((1, 3, 10, 10), (2, 3, 4, 4))
+    """
+
+    _nd = 2
+    _transpose = True
+
+    def __init__(self, channels: int, kernel_size: int | Sequence[int], strides: Any = (1, 1),
+                 padding: Any = (0, 0), output_padding: Any = (0, 0), dilation: Any = (1, 1), groups: int = 1,
+                 layout: str = "NCHW", activation: str | None = None, use_bias: bool = True,
+                 weight_initializer: Any = None, bias_initializer: Any = "zeros", in_channels: int = 0,
+                 **kwargs: Any) -> None:
+        super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout, activation,
+                         use_bias, weight_initializer, bias_initializer, in_channels,
+                         output_padding=output_padding, **kwargs)
+
+
+class Conv3DTranspose(_Conv):
+    """Transposed 3-D convolution.
+
+    >>> Conv3DTranspose(2, 2, strides=2, in_channels=4).weight.shape
+    (4, 2, 2, 2, 2)
+    """
+
+    _nd = 3
+    _transpose = True
+
+    def __init__(self, channels: int, kernel_size: int | Sequence[int], strides: Any = (1, 1, 1),
+                 padding: Any = (0, 0, 0), output_padding: Any = (0, 0, 0), dilation: Any = (1, 1, 1),
+                 groups: int = 1, layout: str = "NCDHW", activation: str | None = None, use_bias: bool = True,
+                 weight_initializer: Any = None, bias_initializer: Any = "zeros", in_channels: int = 0,
+                 **kwargs: Any) -> None:
+        super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout, activation,
+                         use_bias, weight_initializer, bias_initializer, in_channels,
+                         output_padding=output_padding, **kwargs)
