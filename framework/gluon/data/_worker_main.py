@@ -1,0 +1,103 @@
+"""The program a DataLoader worker process runs (started by ``_workers.py``, loaded from this file).
+
+A worker is a fresh Python interpreter (never a fork of a process running JAX). It reads the pickled
+``(dataset, batchify_fn)`` from its task pipe, then batch tasks, and answers each on its result pipe
+with ``('ok', ticket, batch)`` or ``('err', ticket, summary, traceback)``. It stops when the task pipe
+closes (the DataLoader was deleted, or the main process died) or when the result pipe breaks.
+
+``framework`` and ``framework.gluon`` are installed as lazy packages before anything is unpickled, so
+reading a dataset made of ``framework.gluon.data`` classes imports numpy, not JAX: a worker starts in
+a fraction of a second. Their ``__init__`` runs the first time code asks them for a name they lack.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import pickle
+import queue
+import signal
+import sys
+import threading
+import traceback
+import types
+from multiprocessing.connection import Connection
+from typing import Any
+
+
+class _LazyPackage(types.ModuleType):
+    """A package whose ``__init__`` runs the first time it is asked for a name it does not have."""
+
+    def __getattr__(self, name: str) -> Any:
+        state = self.__dict__
+        if state.get("_framework_lazy_loaded"):
+            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+        state["_framework_lazy_loaded"] = True
+        self.__spec__.loader.exec_module(self)  # type: ignore[union-attr]
+        return getattr(self, name)
+
+
+def _install_lazy_packages() -> None:
+    for name in ("framework", "framework.gluon"):
+        if name in sys.modules:
+            continue
+        try:
+            spec = importlib.util.find_spec(name)
+        except ImportError:
+            return
+        if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+            return
+        module = importlib.util.module_from_spec(spec)
+        module.__class__ = _LazyPackage
+        sys.modules[name] = module
+        parent, _, child = name.rpartition(".")
+        if parent:
+            setattr(sys.modules[parent], child, module)
+
+
+def _drain(tasks: Connection, inbox: queue.SimpleQueue) -> None:
+    """Read tasks as they come, so the main process never blocks writing to this worker."""
+    try:
+        while True:
+            inbox.put(tasks.recv())
+    except (EOFError, OSError):
+        inbox.put(None)
+
+
+def main(task_fd: int, result_fd: int, lazy: bool = True) -> int:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    tasks = Connection(task_fd, writable=False)
+    results = Connection(result_fd, readable=False)
+    try:
+        payload = tasks.recv_bytes()
+        if lazy:
+            _install_lazy_packages()
+        from framework.gluon.data._batching import make_batch
+
+        dataset, batchify_fn = pickle.loads(payload)
+        del payload
+    except BaseException as err:  # noqa: BLE001 -- reported to the main process, which raises
+        try:
+            results.send(("init_error", None, f"{type(err).__name__}: {err}", traceback.format_exc()))
+        except OSError:
+            pass
+        return 1
+    inbox: queue.SimpleQueue = queue.SimpleQueue()
+    threading.Thread(target=_drain, args=(tasks, inbox), daemon=True).start()
+    while True:
+        task = inbox.get()
+        if task is None:
+            return 0
+        ticket, batch, indices, seed = task
+        try:
+            message = ("ok", ticket, make_batch(dataset, indices, batchify_fn, seed, batch))
+            data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException as err:  # noqa: BLE001 -- sent back with its traceback
+            data = pickle.dumps(("err", ticket, f"{type(err).__name__}: {err}", traceback.format_exc()))
+        try:
+            results.send_bytes(data)
+        except OSError:  # the main process is gone
+            return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(int(sys.argv[1]), int(sys.argv[2])))

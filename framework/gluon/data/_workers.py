@@ -1,0 +1,253 @@
+"""DataLoader worker pools: threads, or worker processes that are fresh interpreters.
+
+Processes are started with :class:`subprocess.Popen` running ``_worker_main.py``: never a fork of this
+process (JAX runs threads here), and never a re-import of the user's ``__main__`` script (which the
+'spawn' and 'forkserver' start methods do, running an unguarded training script once per worker).
+Each worker has a task pipe and a result pipe; batch ``k`` of the pool goes to worker ``k % n``, and
+each worker answers in order, so results come back in submission order. A worker that dies closes its
+result pipe, which the main process sees at once: a crash is a ``RuntimeError`` naming the worker
+and its exit status, never a hang.
+
+>>> pool = ThreadPool(2)
+>>> import numpy as onp
+>>> from framework.gluon.data import ArrayDataset
+>>> t = pool.submit(ArrayDataset(onp.arange(4)), None, 0, onp.array([2, 3]), (0, 0))
+>>> pool.result(t, timeout=10).tolist()
+[2, 3]
+>>> pool.close()
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import io
+import itertools
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import time
+import types
+from multiprocessing.connection import Connection, Pipe
+from pathlib import Path
+from typing import Any
+
+import numpy as onp
+
+from ._batching import make_batch
+
+__all__ = ["ThreadPool", "ProcessPool", "pickle_for_workers", "UnpicklableDatasetError"]
+
+_TIMEOUT_HINT = ("This might be caused by a slow transform: increase timeout= to allow slower data loading "
+                 "in each worker.")
+
+
+class UnpicklableDatasetError(TypeError):
+    """The dataset (or batchify function) cannot be sent to a worker process."""
+
+
+class _MainPickler(pickle.Pickler):
+    """Refuses objects defined in ``__main__``: worker processes cannot import the main script."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        kind = isinstance(obj, type | types.FunctionType)
+        module = getattr(obj, "__module__", None) if kind else type(obj).__module__
+        if module == "__main__":
+            raise UnpicklableDatasetError(f"{obj!r} is defined in the main script (__main__)")
+        return NotImplemented
+
+
+def pickle_for_workers(dataset: Any, batchify_fn: Any) -> bytes:
+    """``(dataset, batchify_fn)`` pickled for worker processes, or :class:`UnpicklableDatasetError`."""
+    buffer = io.BytesIO()
+    try:
+        _MainPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump((dataset, batchify_fn))
+    except UnpicklableDatasetError:
+        raise
+    except (pickle.PicklingError, AttributeError, TypeError) as err:
+        raise UnpicklableDatasetError(str(err)) from None
+    return buffer.getvalue()
+
+
+def _describe_exit(code: int | None) -> str:
+    if code is None:
+        return "closed its result pipe but is still running"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        hint = " (the kernel's out-of-memory killer sends SIGKILL)" if name == "SIGKILL" else ""
+        return f"was killed by {name}{hint}"
+    return f"exited with code {code}"
+
+
+def _widen(conn: Connection) -> None:
+    """Let a batch pass the result pipe in one write instead of sixteen 64 KiB rounds (Linux only)."""
+    try:
+        import fcntl
+
+        limit = int(Path("/proc/sys/fs/pipe-max-size").read_text())
+        fcntl.fcntl(conn.fileno(), fcntl.F_SETPIPE_SZ, min(limit, 4 << 20))
+    except (ImportError, AttributeError, OSError, ValueError):
+        pass
+
+
+class ThreadPool:
+    """``num_workers`` threads of this process (``thread_pool=True``)."""
+
+    def __init__(self, num_workers: int) -> None:
+        self._executor = concurrent.futures.ThreadPoolExecutor(num_workers, thread_name_prefix="DataLoader")
+
+    def submit(self, dataset: Any, batchify_fn: Any, batch: int, indices: Any, seed: tuple[int, int]) -> Any:
+        return self._executor.submit(make_batch, dataset, indices, batchify_fn, seed, batch)
+
+    def result(self, ticket: concurrent.futures.Future, timeout: float) -> Any:
+        try:
+            return ticket.result(timeout)
+        except concurrent.futures.TimeoutError:
+            raise TimeoutError(f"DataLoader thread worker timed out after {timeout} seconds. "
+                               f"{_TIMEOUT_HINT}") from None
+
+    def discard(self, tickets: list[Any]) -> None:
+        for t in tickets:
+            t.cancel()
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+class _Worker:
+    def __init__(self, index: int, proc: subprocess.Popen, tasks: Connection, results: Connection) -> None:
+        self.index, self.proc, self.tasks, self.results = index, proc, tasks, results
+
+    def describe(self) -> str:
+        return f"DataLoader worker {self.index} (pid {self.proc.pid})"
+
+
+_BOOT = ("import importlib.util, json, sys\n"
+         "cfg = json.loads(sys.argv[1])\n"
+         "sys.path[:] = cfg['path']\n"
+         "spec = importlib.util.spec_from_file_location('_framework_data_worker', cfg['file'])\n"
+         "mod = importlib.util.module_from_spec(spec)\n"
+         "spec.loader.exec_module(mod)\n"
+         "sys.exit(mod.main(cfg['tasks'], cfg['results'], cfg['lazy']))\n")
+
+
+class ProcessPool:
+    """``num_workers`` worker processes holding a copy of the dataset; persistent until :meth:`close`."""
+
+    def __init__(self, num_workers: int, payload: bytes, *, lazy_imports: bool = True) -> None:
+        self._workers: list[_Worker] = []
+        self._tickets = itertools.count()
+        self._inbox: dict[int, tuple[Any, ...]] = {}
+        self._dropped: set[int] = set()
+        self._meta: dict[int, tuple[int, Any]] = {}
+        self.broken: str | None = None
+        env = dict(os.environ, JAX_PLATFORMS="cpu")  # a worker must never claim an accelerator
+        try:
+            for index in range(num_workers):
+                self._workers.append(self._start(index, env, lazy_imports))
+            for w in self._workers:
+                w.tasks.send_bytes(payload)
+        except BaseException:
+            self.close()
+            raise
+
+    @staticmethod
+    def _start(index: int, env: dict[str, str], lazy: bool) -> _Worker:
+        task_r, task_w = Pipe(duplex=False)
+        res_r, res_w = Pipe(duplex=False)
+        _widen(res_w)
+        cfg = {"path": [p for p in sys.path if p], "file": str(Path(__file__).with_name("_worker_main.py")),
+               "tasks": task_r.fileno(), "results": res_w.fileno(), "lazy": lazy}
+        try:
+            proc = subprocess.Popen([sys.executable, "-c", _BOOT, json.dumps(cfg)], env=env,
+                                    stdin=subprocess.DEVNULL, pass_fds=(task_r.fileno(), res_w.fileno()))
+        finally:
+            task_r.close()
+            res_w.close()
+        return _Worker(index, proc, task_w, res_r)
+
+    @property
+    def pids(self) -> list[int]:
+        return [w.proc.pid for w in self._workers]
+
+    def submit(self, dataset: Any, batchify_fn: Any, batch: int, indices: Any, seed: tuple[int, int]) -> int:
+        if self.broken:
+            raise RuntimeError(self.broken)
+        ticket = next(self._tickets)
+        worker = self._workers[ticket % len(self._workers)]
+        self._meta[ticket] = (batch, indices)
+        try:
+            worker.tasks.send((ticket, batch, indices, seed))
+        except OSError:
+            self._fail(worker, ticket)
+        return ticket
+
+    def result(self, ticket: int, timeout: float) -> Any:
+        if self.broken:
+            raise RuntimeError(self.broken)
+        worker = self._workers[ticket % len(self._workers)]
+        while ticket not in self._inbox:
+            if not worker.results.poll(timeout):
+                batch = self._meta.get(ticket, (None,))[0]
+                raise TimeoutError(f"{worker.describe()} timed out after {timeout} seconds loading batch "
+                                   f"{batch}. {_TIMEOUT_HINT}")
+            try:
+                message = worker.results.recv()
+            except (EOFError, OSError):
+                self._fail(worker, ticket)
+            got = message[1]
+            if message[0] == "init_error":
+                self._fail(worker, ticket, f"could not load the dataset:\n{message[3]}")
+            if got in self._dropped:
+                self._dropped.discard(got)
+                self._meta.pop(got, None)
+            else:
+                self._inbox[got] = message
+        message = self._inbox.pop(ticket)
+        batch, indices = self._meta.pop(ticket)
+        if message[0] == "err":
+            shown = onp.asarray(indices).ravel()[:8].tolist()
+            raise RuntimeError(f"{worker.describe()} raised {message[2]} while loading batch {batch} "
+                               f"(sample indices {shown}{' ...' if len(indices) > 8 else ''}). "
+                               f"Worker traceback:\n{message[3]}")
+        return message[2]
+
+    def discard(self, tickets: list[int]) -> None:
+        """Results of these tickets are no longer wanted: drop them when they arrive."""
+        for t in tickets:
+            if self._inbox.pop(t, None) is None:
+                self._dropped.add(t)
+            else:
+                self._meta.pop(t, None)
+
+    def _fail(self, worker: _Worker, ticket: int, why: str | None = None) -> None:
+        try:
+            code = worker.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            code = None
+        batch = self._meta.get(ticket, (None,))[0]
+        what = why or f"{_describe_exit(code)} while loading batch {batch}"
+        self.broken = (f"{worker.describe()} {what}. The worker pool has been shut down; iterating the "
+                       "DataLoader again starts a new one.")
+        self.close()
+        raise RuntimeError(self.broken)
+
+    def close(self) -> None:
+        """Stop the workers (closing the task pipe ends them; stragglers are killed) and reap them."""
+        workers, self._workers = self._workers, []
+        for w in workers:
+            w.tasks.close()
+            w.results.close()
+        deadline = time.monotonic() + 1.0  # idle workers exit at once; a busy one is not waited for long
+        for w in workers:
+            try:
+                w.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                w.proc.kill()
+                w.proc.wait()
+

@@ -1,0 +1,35 @@
+"""Picklable helpers that DataLoader worker processes import (numpy only, so workers start fast)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+
+class RaiseAt:
+    """A ``transform`` (data, label) that raises on the sample whose label is ``label``."""
+
+    def __init__(self, label: int) -> None:
+        self.label = label
+
+    def __call__(self, x, y):
+        if int(y) == self.label:
+            raise ValueError(f"bad sample {int(y)}")
+        return x, y
+
+
+class SleepAt:
+    """A ``transform`` (data, label) that sleeps ``seconds`` on the sample whose label is ``label``."""
+
+    def __init__(self, label: int, seconds: float) -> None:
+        self.label, self.seconds = label, seconds
+
+    def __call__(self, x, y):
+        if int(y) == self.label:
+            time.sleep(self.seconds)
+        return x, y
+
+
+def pid_of_worker(x, y):
+    """Replaces the label by the id of the process that loaded the sample."""
+    return x, os.getpid()

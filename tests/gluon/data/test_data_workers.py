@@ -1,0 +1,148 @@
+"""DataLoader worker processes: same batches as num_workers=0, crashes become errors, nothing left behind.
+
+Each pool start costs about half a second (a fresh interpreter importing numpy), so tests reuse loaders.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import data_worker_helpers as helpers
+import numpy as onp
+import pytest
+
+from framework import np
+from framework.gluon import data
+
+T = data.vision.transforms
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+def _wait_gone(pids, seconds=10.0):
+    deadline = time.monotonic() + seconds
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return [p for p in pids if _alive(p)]
+
+
+def _epoch(loader):
+    return [[onp.asarray(part) for part in batch] for batch in loader]
+
+
+def _dataset(n=40):
+    rng = onp.random.default_rng(0)
+    x = rng.integers(0, 256, (n, 6, 6, 3), dtype=onp.uint8)
+    return data.ArrayDataset(x, onp.arange(n, dtype=onp.int32))
+
+
+def test_workers_give_the_batches_of_num_workers_0_and_are_cleaned_up():
+    ds = _dataset().transform_first(T.Compose([T.RandomFlipLeftRight(), T.RandomBrightness(0.3), T.ToTensor(),
+                                               T.Normalize(0.5, 0.2)]))
+    same = data.DataLoader(ds, 6, shuffle=True, last_batch="rollover")
+    np.random.seed(11)
+    ref = [_epoch(same), _epoch(same)]
+    loader = data.DataLoader(ds, 6, shuffle=True, last_batch="rollover", num_workers=2)
+    np.random.seed(11)
+    got = [_epoch(loader), _epoch(loader)]
+    for e_ref, e_got in zip(ref, got, strict=True):
+        assert len(e_ref) == len(e_got)
+        for (xa, ya), (xb, yb) in zip(e_ref, e_got, strict=True):
+            onp.testing.assert_array_equal(xa, xb)
+            onp.testing.assert_array_equal(ya, yb)
+    pids = loader._worker_pool.pids
+    assert len(pids) == 2 and all(_alive(p) for p in pids)
+    n = len(loader)  # with rollover the length depends on what the last epoch carried over
+    assert len(_epoch(loader)) == n and loader._worker_pool.pids == pids  # persistent pool
+    it = iter(loader)
+    next(it)  # an epoch abandoned half-way leaves the pool usable
+    del it
+    n = len(loader)
+    assert len(_epoch(loader)) == n
+    del loader
+    gc.collect()
+    assert _wait_gone(pids, 5) == []
+
+
+def test_samples_are_loaded_in_the_workers():
+    loader = data.DataLoader(_dataset(8).transform(helpers.pid_of_worker), 2, num_workers=2)
+    pids = set(loader._pool().pids)
+    seen = {int(p) for _, label in loader for p in onp.asarray(label)}
+    assert seen == pids and os.getpid() not in seen
+
+
+def test_an_exception_in_a_worker_names_the_worker_and_the_cause():
+    loader = data.DataLoader(_dataset(12).transform(helpers.RaiseAt(5)), 4, num_workers=2)
+    with pytest.raises(RuntimeError, match=r"DataLoader worker 1 \(pid \d+\) raised ValueError: bad sample 5 "
+                                           r"while loading batch 1 \(sample indices \[4, 5, 6, 7\]\)"):
+        list(loader)
+    pool = loader._worker_pool
+    with pytest.raises(RuntimeError, match="bad sample 5"):  # the pool survives a Python error
+        list(loader)
+    assert loader._worker_pool is pool
+
+
+def test_a_killed_worker_is_an_error_not_a_hang_and_the_next_epoch_recovers():
+    loader = data.DataLoader(_dataset(40), 2, num_workers=2, timeout=60)
+    it = iter(loader)
+    next(it)
+    victim = loader._worker_pool.pids[1]
+    os.kill(victim, signal.SIGKILL)
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match=rf"DataLoader worker 1 \(pid {victim}\) was killed by SIGKILL"):
+        for _ in it:
+            pass
+    assert time.monotonic() - start < 30
+    assert loader._worker_pool is None and not _alive(victim)
+    assert len(_epoch(loader)) == 20  # a fresh pool
+
+
+def test_a_slow_worker_times_out():
+    loader = data.DataLoader(_dataset(8).transform(helpers.SleepAt(0, 3.0)), 4, num_workers=1, timeout=0.3)
+    with pytest.raises(TimeoutError, match=r"timed out after 0.3 seconds loading batch 0.*increase timeout="):
+        list(loader)
+
+
+def test_unpicklable_datasets_fall_back_to_threads():
+    loader = data.DataLoader(_dataset(6).transform_first(lambda x: x[:1]), 3, num_workers=2)
+    with pytest.warns(RuntimeWarning, match=r"cannot be sent to worker processes.*Loading with 2 threads"):
+        batches = _epoch(loader)
+    assert [b[0].shape for b in batches] == [(3, 1, 6, 3)] * 2
+    assert loader._thread_pool
+
+
+def test_no_worker_outlives_its_interpreter(tmp_path):
+    script = tmp_path / "uses_workers.py"
+    script.write_text(textwrap.dedent(f"""
+        import os, sys
+        sys.path[:0] = [{os.fspath(ROOT)!r}]
+        import numpy as onp
+        from framework.gluon import data
+        loader = data.DataLoader(data.ArrayDataset(onp.arange(20)), 2, num_workers=2)
+        it = iter(loader)
+        next(it)
+        print(*loader._worker_pool.pids, flush=True)
+        if sys.argv[1] == "kill":
+            os.kill(os.getpid(), 9)   # no clean-up at all: the workers see their pipe close
+    """))
+    runs = {how: subprocess.Popen([sys.executable, os.fspath(script), how], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for how in ("exit", "kill")}
+    for how, proc in runs.items():
+        out, err = proc.communicate(timeout=120)
+        pids = [int(p) for p in out.split()]
+        assert len(pids) == 2, err
+        assert _wait_gone(pids) == [], f"workers left behind after {how}"
