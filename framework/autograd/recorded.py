@@ -68,7 +68,11 @@ def _to_device(x, device):
 
 
 class Recorded:
-    """A value of a recorded computation (one output of one recorded call)."""
+    """A value of a recorded computation (one output of one recorded call).
+
+    It deliberately has no ``__jax_array__``: ``jax_array * recorded`` then defers to
+    ``Recorded.__rmul__`` and stays recorded, instead of silently dropping out of the graph.
+    """
 
     __slots__ = ("_node", "_index", "aval", "_value", "__weakref__")
     __array_priority__ = 1000
@@ -86,9 +90,6 @@ class Recorded:
         if self._value is None:
             tape.materialize([self])
         return self._value
-
-    def __jax_array__(self) -> jax.Array:
-        return self.value
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> onp.ndarray:
         out = onp.asarray(self.value)

@@ -67,7 +67,7 @@ class Node:
     """One recorded call. ``kind`` is 'op' (a function of arrays), 'block' or 'param' (a leaf)."""
 
     __slots__ = ("kind", "key", "fn", "inputs", "treedef", "out_avals", "out_tree", "outputs",
-                 "param", "device", "value", "block_params", "freed", "__weakref__")
+                 "param", "device", "value", "block_params", "statics", "freed", "__weakref__")
 
     def __init__(self, kind: str, key: Any, fn: Callable | None, inputs: tuple, treedef: Any) -> None:
         self.kind = kind
@@ -82,6 +82,7 @@ class Node:
         self.device = None
         self.value = None
         self.block_params: tuple = ()  # ((name, Parameter, value), ...) for block nodes
+        self.statics: tuple = ()  # non-array arguments of op nodes (their hashable form is in key)
         self.freed = False
 
 
@@ -129,8 +130,7 @@ def _abstract_eval(node: Node, dyn_avals: list, param_avals: list) -> tuple[list
 def _apply_node(node: Node, params: Sequence[Any], dyn: Sequence[Any]) -> Any:
     """Run one node on concrete or traced values. Block nodes return (output, state)."""
     if node.kind == "op":
-        statics = node.key[3]
-        it_dyn, it_static = iter(dyn), iter(statics)
+        it_dyn, it_static = iter(dyn), iter(node.statics)
         leaves = [next(it_dyn) if is_dyn else next(it_static) for is_dyn in node.key[4]]
         args, kwargs = jax.tree_util.tree_unflatten(node.treedef, leaves)
         return node.fn(*args, **kwargs)
@@ -162,21 +162,23 @@ def record_call(fn: Callable, args: Sequence[Any], kwargs: dict[str, Any]) -> An
     is_dyn = tuple(isinstance(x, (R, jax.Array, onp.ndarray)) for x in leaves)
     dyn = tuple(x for x, d in zip(leaves, is_dyn, strict=True) if d)
     statics = tuple(x for x, d in zip(leaves, is_dyn, strict=True) if not d)
-    try:
-        hash(statics)
-    except TypeError:
-        statics = tuple(repr(s) if not _hashable(s) else s for s in statics)
-    node = Node("op", ("op", fn, treedef, statics, is_dyn), fn, dyn, treedef)
+    node = Node("op", ("op", fn, treedef, tuple(_freeze(x) for x in statics), is_dyn), fn, dyn, treedef)
+    node.statics = statics
     out_leaves, tree = _abstract_eval(node, [_aval(x) for x in dyn], [])
     return _make_outputs(node, out_leaves, tree)
 
 
-def _hashable(x: Any) -> bool:
+def _freeze(x: Any) -> Any:
+    """A hashable stand-in for a static argument (slices are unhashable before Python 3.12)."""
+    if isinstance(x, slice):
+        return ("slice", x.start, x.stop, x.step)
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__, *(_freeze(v) for v in x))
     try:
         hash(x)
     except TypeError:
-        return False
-    return True
+        return ("repr", type(x).__name__, repr(x))
+    return x
 
 
 def record_block(block: Any, fn: Callable, training: bool, params: dict[str, Any],

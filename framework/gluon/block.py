@@ -241,6 +241,12 @@ class Block:
         params = self.collect_params()
         if any(p._data is None for p in params.values()):
             self._deferred_infer(args, params)
+        if any(isinstance(a, jax.core.Tracer) for a in jax.tree_util.tree_leaves(args)):
+            # called inside the user's own jit/grad/vmap: stay pure, parameters enter as constants
+            from ..np import random
+
+            return self.functional_call(params.values_on(), *args, training=tape.is_training(),
+                                        key=random.next_key())
         if not tape.is_recording():
             args = tape.values_of(args)
         dev = _input_device(args, params)

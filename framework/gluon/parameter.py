@@ -469,10 +469,11 @@ class ParameterDict(dict):
             elif dev in data:
                 out[name] = data[dev]
             else:
+                here = ", ".join(str(d) for d in data)
                 raise RuntimeError(
-                    f"Parameter '{name}' is on {list(data)} but the input is on {dev}: initialize the "
+                    f"Parameter '{name}' is on [{here}] but the input is on {dev}: initialize the "
                     "network on that device (initialize(ctx=[...]) or reset_ctx) or move the input with "
-                    f"x.to_device({list(data)[0]})."
+                    f"x.to_device({next(iter(data))})."
                 )
         return out
 

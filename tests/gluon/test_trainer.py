@@ -1,0 +1,124 @@
+"""Trainer: MXNet's step semantics, the reference LeNet step, stale gradients, states round trip."""
+
+import numpy as onp
+import pytest
+
+from framework import autograd, gluon, np, npx
+from framework.gluon import nn
+
+
+def lenet():
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(channels=6, kernel_size=5, activation="relu"), nn.MaxPool2D(pool_size=2, strides=2),
+            nn.Conv2D(channels=16, kernel_size=3, activation="relu"), nn.MaxPool2D(pool_size=2, strides=2),
+            nn.Dense(120, activation="relu"), nn.Dense(84, activation="relu"), nn.Dense(10))
+    return net
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_reference_lenet_step(ref, hybridize):
+    net = lenet()
+    net.initialize()
+    net(np.ones((1, 1, 28, 28)))
+    for name, p in net.collect_params().items():
+        p.set_data(ref[f"lenet_param0__{name}"])
+    if hybridize:
+        net.hybridize()
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    x, y = np.array(ref["lenet_x"]), np.array(ref["lenet_y"], dtype="int32")
+    with autograd.record():
+        loss = loss_fn(net(x), y)
+    loss.backward()
+    onp.testing.assert_allclose(loss.asnumpy(), ref["lenet_loss"], rtol=1e-5, atol=1e-6)
+    for name, p in net.collect_params().items():
+        onp.testing.assert_allclose(p.grad(), ref[f"lenet_grad__{name}"], rtol=1e-4, atol=1e-5, err_msg=name)
+    trainer.step(8)
+    for name, p in net.collect_params().items():
+        onp.testing.assert_allclose(p.data(), ref[f"lenet_param1__{name}"], rtol=1e-5, atol=1e-6,
+                                    err_msg=name)
+
+
+def test_sgd_step_is_w_minus_lr_grad_over_batch(ref):
+    layer = nn.Dense(2, in_units=3, use_bias=False)
+    layer.initialize()
+    layer.weight.set_data(ref["step_w0"])
+    trainer = gluon.Trainer(layer.collect_params(), "sgd", {"learning_rate": 0.1})
+    x, y = np.array(ref["step_x"]), np.array(ref["step_y"])
+    with autograd.record():
+        loss = gluon.loss.L2Loss()(layer(x), y)
+    loss.backward()
+    onp.testing.assert_allclose(layer.weight.grad(), ref["step_grad_w"], rtol=1e-5, atol=1e-6)
+    trainer.step(4)
+    onp.testing.assert_allclose(layer.weight.data(), ref["step_w1"], rtol=1e-6, atol=1e-7)
+    assert trainer.optimizer.rescale_grad == pytest.approx(float(ref["step_rescale_grad"]))
+
+
+def test_stale_gradient_warns_and_ignore_skips():
+    layer = nn.Dense(2, in_units=3)
+    layer.initialize()
+    trainer = gluon.Trainer(layer.collect_params(), "sgd", {"learning_rate": 0.1})
+    with autograd.record():
+        loss = layer(np.ones((1, 3))).sum()
+    loss.backward()
+    trainer.step(1)
+    before = onp.asarray(layer.weight.data())
+    with pytest.warns(UserWarning, match="has not been updated by backward since last `step`"):
+        trainer.step(1)
+    assert not onp.array_equal(before, layer.weight.data())
+    before = onp.asarray(layer.weight.data())
+    trainer.step(1, ignore_stale_grad=True)
+    onp.testing.assert_array_equal(before, layer.weight.data())
+
+
+def test_learning_rate_and_lr_mult():
+    layer = nn.Dense(1, in_units=1, use_bias=False)
+    layer.initialize(init="ones")
+    layer.weight.lr_mult = 2.0
+    trainer = gluon.Trainer(layer.collect_params(), "sgd", {"learning_rate": 0.5})
+    trainer.set_learning_rate(0.25)
+    assert trainer.learning_rate == 0.25
+    with autograd.record():
+        loss = layer(np.ones((1, 1))).sum()
+    loss.backward()
+    trainer.step(1)
+    onp.testing.assert_allclose(layer.weight.data(), [[1 - 2 * 0.25]])
+
+
+def test_multi_device_replicas_identical_and_grads_summed():
+    devs = [npx.cpu(0), npx.cpu(1)]
+    layer = nn.Dense(2, in_units=3)
+    layer.initialize(ctx=devs)
+    trainer = gluon.Trainer(layer.collect_params(), "sgd", {"learning_rate": 0.1})
+    xs = gluon.utils.split_and_load(np.arange(12.0).reshape(4, 3), devs)
+    with autograd.record():
+        losses = [layer(x).sum() for x in xs]
+    for l in losses:
+        l.backward()
+    g0, g1 = [onp.asarray(g) for g in layer.weight.list_grad()]
+    trainer.step(4)
+    a, b = layer.weight.list_data()
+    onp.testing.assert_array_equal(a, b)
+    onp.testing.assert_allclose(layer.weight.list_grad()[1], g0 + g1, rtol=1e-6)
+
+
+def test_save_load_states_roundtrip(tmp_path):
+    layer = nn.Dense(2, in_units=3)
+    layer.initialize()
+    trainer = gluon.Trainer(layer.collect_params(), "adam", {"learning_rate": 0.01})
+    for _ in range(2):
+        with autograd.record():
+            loss = (layer(np.ones((2, 3))) ** 2).sum()
+        loss.backward()
+        trainer.step(2)
+    path = tmp_path / "trainer.states"
+    trainer.save_states(str(path))
+    other = gluon.Trainer(layer.collect_params(), "adam", {"learning_rate": 0.5})
+    other.load_states(str(path))
+    assert other.optimizer.num_update == trainer.optimizer.num_update
+    import jax
+
+    for a, b in zip(jax.tree_util.tree_leaves(trainer._states), jax.tree_util.tree_leaves(other._states),
+                    strict=True):
+        onp.testing.assert_array_equal(a, b)
+    assert b"pickle" not in path.read_bytes()[:0] and path.read_bytes()[:8] == (0x112).to_bytes(8, "little")
