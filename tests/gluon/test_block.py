@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as onp
 import pytest
 
-from framework import autograd, gluon, np, npx
+from framework import gluon, np, npx
 from framework.gluon import nn
 
 
