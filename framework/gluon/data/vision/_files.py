@@ -116,7 +116,8 @@ def read_idx(path: Path, name: str, spec: dict[str, Any] | None, verify: bool = 
         raise DataFileError(f"{path}: not an IDX file of unsigned bytes (magic 0x{magic}, expected "
                             f"0x0000080N). Is it the file it is named after? {_refetch(path, name)}")
     ndim = data[3]
-    want_ndim = 3 if "idx3" in path.name else 1 if "idx1" in path.name else ndim
+    by_name = 3 if "idx3" in path.name else 1 if "idx1" in path.name else ndim
+    want_ndim = len(spec["shape"]) if spec else by_name
     if ndim != want_ndim:
         raise DataFileError(f"{path}: IDX rank {ndim}, expected {want_ndim} for this file "
                             f"({'images' if want_ndim == 3 else 'labels'}); the file holds something else.")
