@@ -168,10 +168,8 @@ class Recorded:
     def _devices(self) -> list[jax.Device]:
         node = self._node
         while True:
-            if node.kind == "param":
+            if node.device is not None:
                 return [node.device]
-            if node.kind == "block" and node.block_params:
-                return list(node.block_params[0][2].devices())
             for x in node.inputs:
                 if isinstance(x, Recorded):
                     node = x._node

@@ -182,10 +182,12 @@ def _freeze(x: Any) -> Any:
 
 
 def record_block(block: Any, fn: Callable, training: bool, params: dict[str, Any],
-                 parameters: dict[str, Any], key: jax.Array, args: Sequence[Any]) -> Any:
-    """Record one call of a compiled block: ``fn(params, key, *args) -> (output, state)``."""
+                 parameters: dict[str, Any], key: jax.Array, args: Sequence[Any],
+                 device: jax.Device) -> Any:
+    """Record one call of a compiled block on ``device``: ``fn(params, key, *args) -> (output, state)``."""
     leaves, treedef = jax.tree_util.tree_flatten(tuple(args), is_leaf=_is_recorded)
     node = Node("block", ("block", block, training, treedef), fn, (key, *args), treedef)
+    node.device = device
     node.block_params = tuple((n, parameters[n], v) for n, v in params.items())
     out_leaves, tree = _abstract_eval(node, [_aval(key)] + [_aval(a) for a in args],
                                       [_aval(v) for v in params.values()])

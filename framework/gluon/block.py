@@ -263,10 +263,10 @@ class Block:
         training = tape.is_training()
         from ..np import random
 
-        key = random.next_key()
+        key = jax.device_put(random.next_key(), dev)
         if tape.is_recording():
             return tape.record_block(self, self._jitted(training, True), training, values, params, key,
-                                     args)
+                                     args, dev)
         return self._jitted(training, False)(values, key, *args)
 
     def _jitted(self, training: bool, return_state: bool) -> Callable:

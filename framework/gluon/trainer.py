@@ -114,9 +114,11 @@ class Trainer:
         tx = self._tx
         from .. import optimizer as _opt
 
-        def update(values, grads, others, state, fresh, lr, rescale):
-            total = grads
-            for other in others:
+        def update(values, grads, state, fresh, lr, rescale):
+            # grads: one dict per device, in the same device order everywhere, so that every replica
+            # computes the bit-identical sum (kvstore 'device' reduces once and broadcasts).
+            total = grads[0]
+            for other in grads[1:]:
                 total = jax.tree_util.tree_map(jnp.add, total, other)
             state = _opt.set_hyperparams(state, learning_rate=lr, rescale_grad=rescale)
             updates, new_state = tx.update(total, state, values)
@@ -178,12 +180,14 @@ class Trainer:
         devices = self._devices()
         grads = {d: {n: p._grad[d] for n, p in self._trainable} for d in devices}
         for dev in devices:
-            others = ([jax.device_put(grads[o], dev) for o in devices if o != dev]
-                      if allreduce else [])
+            if allreduce and len(devices) > 1:
+                here = jax.device_put([grads[o] for o in devices], dev)
+            else:
+                here = [grads[dev]]
             values = {n: p._data[dev] for n, p in self._trainable}
             fresh = self._fresh_mask(dev, ignore_stale_grad)
-            new, self._states[dev], total = self._update_fn(values, grads[dev], others,
-                                                            self._states[dev], fresh, lr, rescale)
+            new, self._states[dev], total = self._update_fn(values, here, self._states[dev], fresh, lr,
+                                                            rescale)
             for name, p in self._trainable:
                 p._data[dev] = new[name]
                 if allreduce:
