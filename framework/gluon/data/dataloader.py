@@ -142,40 +142,11 @@ class DataLoader:
         batches = sampler._index_batches() if isinstance(sampler, BatchSampler) else iter(sampler)
         if self._num_workers == 0:
             return self._same_thread(batches, seed)
-        pool = self._pool()
-        numbered = enumerate(batches)
-        pending: deque[Any] = deque()
-        for _ in range(max(1, self._prefetch)):
-            if not self._submit(pool, numbered, pending, seed):
-                break
-        return self._from_pool(pool, numbered, pending, seed)
+        return _PoolIter(self, self._pool(), batches, seed, max(1, self._prefetch))
 
     def _same_thread(self, batches: Iterator[Any], seed: tuple[int, int]) -> Iterator[Any]:
         for b, indices in enumerate(batches):
             yield _place(make_batch(self._dataset, _as_indices(indices), self._batchify_fn, seed, b))
-
-    def _submit(self, pool: Any, numbered: Iterator[tuple[int, Any]], pending: deque[Any],
-                seed: tuple[int, int]) -> bool:
-        for b, indices in numbered:
-            pending.append(pool.submit(self._dataset, self._batchify_fn, b, _as_indices(indices), seed))
-            return True
-        return False
-
-    def _from_pool(self, pool: Any, numbered: Iterator[tuple[int, Any]], pending: deque[Any],
-                   seed: tuple[int, int]) -> Iterator[Any]:
-        try:
-            while pending:
-                try:
-                    out = pool.result(pending.popleft(), self._timeout)
-                except RuntimeError:
-                    if getattr(pool, "broken", None):
-                        self._drop_pool()
-                    raise
-                self._submit(pool, numbered, pending, seed)
-                yield _place(out)
-        finally:
-            if pending:
-                pool.discard(list(pending))
 
     def _pool(self) -> ThreadPool | ProcessPool:
         """The persistent worker pool, started on first use and reused by every epoch."""
@@ -204,3 +175,61 @@ class DataLoader:
         if self._finalizer is not None:
             self._finalizer()
         self._worker_pool = self._finalizer = None
+
+
+class _PoolIter:
+    """One epoch from a worker pool: ``window`` batches in flight, yielded in order.
+
+    Submitting starts at construction (as MXNet's ``_MultiWorkerIter``); batches still in flight when
+    the iterator is closed or dropped are discarded.
+    """
+
+    def __init__(self, loader: DataLoader, pool: Any, batches: Iterator[Any], seed: tuple[int, int],
+                 window: int) -> None:
+        self._loader, self._pool, self._seed = loader, pool, seed
+        self._numbered = enumerate(batches)
+        self._pending: deque[Any] = deque()
+        try:
+            while len(self._pending) < window and self._push():
+                pass
+        except BaseException:
+            self._abandon()
+            raise
+
+    def _push(self) -> bool:
+        for b, indices in self._numbered:
+            ld = self._loader
+            ticket = self._pool.submit(ld._dataset, ld._batchify_fn, b, _as_indices(indices), self._seed)
+            self._pending.append(ticket)
+            return True
+        return False
+
+    def __iter__(self) -> _PoolIter:
+        return self
+
+    def __next__(self) -> Any:
+        if not self._pending:
+            raise StopIteration
+        ticket = self._pending.popleft()
+        try:
+            out = self._pool.result(ticket, self._loader._timeout)
+            self._push()
+        except BaseException:
+            self._pending.appendleft(ticket)
+            self._abandon()
+            raise
+        return _place(out)
+
+    def _abandon(self) -> None:
+        """Give up this epoch; a pool with a dead worker is dropped (the next epoch starts a new one)."""
+        self.close()
+        if getattr(self._pool, "broken", None):
+            self._loader._drop_pool()
+
+    def close(self) -> None:
+        if self._pending:
+            self._pool.discard(list(self._pending))
+            self._pending.clear()
+
+    def __del__(self) -> None:
+        self.close()

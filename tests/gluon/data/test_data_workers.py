@@ -111,6 +111,20 @@ def test_a_killed_worker_is_an_error_not_a_hang_and_the_next_epoch_recovers():
     assert len(_epoch(loader)) == 20  # a fresh pool
 
 
+def test_a_worker_that_cannot_load_the_dataset_says_why(tmp_path, monkeypatch):
+    module = tmp_path / "vanishing_transforms.py"
+    module.write_text("def ident(x):\n    return x\n")
+    monkeypatch.syspath_prepend(os.fspath(tmp_path))
+    import vanishing_transforms
+
+    loader = data.DataLoader(_dataset(4).transform_first(vanishing_transforms.ident), 2, num_workers=1)
+    module.unlink()  # the workers cannot import what the main process could
+    with pytest.raises(RuntimeError, match=r"(?s)DataLoader worker 0 \(pid \d+\) could not load the "
+                                           r"dataset:.*No module named 'vanishing_transforms'"):
+        list(loader)
+    assert loader._worker_pool is None
+
+
 def test_a_slow_worker_times_out():
     loader = data.DataLoader(_dataset(8).transform(helpers.SleepAt(0, 3.0)), 4, num_workers=1, timeout=0.3)
     with pytest.raises(TimeoutError, match=r"timed out after 0.3 seconds loading batch 0.*increase timeout="):

@@ -135,6 +135,11 @@ class MNIST(_DownloadedDataset):
         if len(images) != len(labels):
             raise DataFileError(f"{who}: {where} holds {len(images)} images but {len(labels)} labels; the "
                                 "two files do not belong together.")
+        expected = next(f["shape"][0] for f in entry["files"].values()
+                        if f["split"] == ("train" if self._train else "test"))
+        if self._verify and len(labels) != expected:
+            raise DataFileError(f"{who}: {where} holds {len(labels)} samples, expected {expected}. Pass "
+                                "verify=False to read a copy that is not the catalogued one.")
         if self._verify and len(labels) and int(labels.max()) >= entry["classes"]:
             raise DataFileError(f"{who}: a label in {where} is {int(labels.max())}, but {entry['title']} has "
                                 f"{entry['classes']} classes: the labels file is corrupt.")
