@@ -54,6 +54,17 @@ def _install_lazy_packages() -> None:
             setattr(sys.modules[parent], child, module)
 
 
+def send_message(conn: Connection, message: Any) -> None:
+    """Send ``message`` as a pickle whose large buffers (numpy arrays) follow as raw messages, so the
+    receiver can read them straight into memory of its choosing (see ``_workers.receive_message``)."""
+    buffers: list[pickle.PickleBuffer] = []
+    head = pickle.dumps(message, protocol=5, buffer_callback=buffers.append)
+    raws = [b.raw() for b in buffers]
+    conn.send_bytes(pickle.dumps((head, [r.nbytes for r in raws]), protocol=5))
+    for raw in raws:
+        conn.send_bytes(raw)
+
+
 def _drain(tasks: Connection, inbox: queue.SimpleQueue) -> None:
     """Read tasks as they come, so the main process never blocks writing to this worker."""
     try:
@@ -77,7 +88,8 @@ def main(task_fd: int, result_fd: int, lazy: bool = True) -> int:
         del payload
     except BaseException as err:  # noqa: BLE001 -- reported to the main process, which raises
         try:
-            results.send(("init_error", None, f"{type(err).__name__}: {err}", traceback.format_exc()))
+            summary = f"{type(err).__name__}: {err}"
+            send_message(results, ("init_error", None, summary, traceback.format_exc()))
         except OSError:
             pass
         return 1
@@ -89,13 +101,13 @@ def main(task_fd: int, result_fd: int, lazy: bool = True) -> int:
             return 0
         ticket, batch, indices, seed = task
         try:
-            message = ("ok", ticket, make_batch(dataset, indices, batchify_fn, seed, batch))
-            data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-        except BaseException as err:  # noqa: BLE001 -- sent back with its traceback
-            data = pickle.dumps(("err", ticket, f"{type(err).__name__}: {err}", traceback.format_exc()))
-        try:
-            results.send_bytes(data)
-        except OSError:  # the main process is gone
+            try:
+                send_message(results, ("ok", ticket, make_batch(dataset, indices, batchify_fn, seed, batch)))
+            except (OSError, EOFError):
+                raise
+            except BaseException as err:  # noqa: BLE001 -- sent back with its traceback
+                send_message(results, ("err", ticket, f"{type(err).__name__}: {err}", traceback.format_exc()))
+        except (OSError, EOFError):  # the main process is gone
             return 0
 
 

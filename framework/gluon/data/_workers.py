@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as onp
 
-from ._batching import make_batch
+from ._batching import aligned_empty, make_batch
 
 __all__ = ["ThreadPool", "ProcessPool", "pickle_for_workers", "UnpicklableDatasetError"]
 
@@ -69,6 +69,19 @@ def pickle_for_workers(dataset: Any, batchify_fn: Any) -> bytes:
     except (pickle.PicklingError, AttributeError, TypeError) as err:
         raise UnpicklableDatasetError(str(err)) from None
     return buffer.getvalue()
+
+
+def receive_message(conn: Connection) -> Any:
+    """The counterpart of ``_worker_main.send_message``: array buffers land in 64-byte aligned memory,
+    so the arrays of a batch are placed on the CPU device without another copy."""
+    head, sizes = pickle.loads(conn.recv_bytes())
+    buffers = []
+    for n in sizes:
+        buf = aligned_empty((n,), onp.uint8)
+        if conn.recv_bytes_into(buf) != n:
+            raise EOFError("a worker message ended early")
+        buffers.append(buf)
+    return pickle.loads(head, buffers=buffers)
 
 
 def _describe_exit(code: int | None) -> str:
@@ -197,7 +210,7 @@ class ProcessPool:
                 raise TimeoutError(f"{worker.describe()} timed out after {timeout} seconds loading batch "
                                    f"{batch}. {_TIMEOUT_HINT}")
             try:
-                message = worker.results.recv()
+                message = receive_message(worker.results)
             except (EOFError, OSError):
                 self._fail(worker, ticket)
             got = message[1]
