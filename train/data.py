@@ -16,6 +16,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,12 +59,16 @@ def _arrays(dataset: Any) -> tuple[onp.ndarray, onp.ndarray]:
     return onp.asarray(images), onp.asarray(labels)
 
 
-def load(root: str | None, train: bool, subset: int | None = None) -> Split:
-    """The train or test split of Fashion-MNIST (first ``subset`` samples if given)."""
+@functools.lru_cache(maxsize=4)
+def _raw(root: str | None, train: bool) -> tuple[onp.ndarray, onp.ndarray]:
     from framework import gluon
 
-    dataset = gluon.data.vision.datasets.FashionMNIST(root=root, train=train)
-    images, labels = _arrays(dataset)
+    return _arrays(gluon.data.vision.datasets.FashionMNIST(root=root, train=train))
+
+
+def load(root: str | None, train: bool, subset: int | None = None) -> Split:
+    """The train or test split of Fashion-MNIST (first ``subset`` samples if given)."""
+    images, labels = _raw(None if root is None else str(root), bool(train))
     if subset is not None:
         images, labels = images[:subset], labels[:subset]
     return Split(normalize(images), onp.ascontiguousarray(labels.astype(onp.int32)))

@@ -74,6 +74,9 @@ def run(cfg: Config, devices: list) -> int:
     from .progress import progress_bar
 
     writer = jax.process_index() == 0
+    if writer:  # temporary files of a checkpoint write that a kill interrupted
+        for stale in cfg.out_dir.glob(f".{cfg.checkpoint_path.name}.*.tmp"):
+            stale.unlink(missing_ok=True)
     try:
         saved = _previous(cfg)
     except ckpt_mod.CheckpointError as err:

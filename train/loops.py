@@ -34,9 +34,9 @@ def _build_net(seed: int, devices: list, hybridize: bool) -> Any:
     np.random.seed(seed)
     net = lenet()
     net.initialize(ctx=devices)
-    net(np.zeros((1, 1, 28, 28), device=devices[0]))  # fixes the deferred shapes
-    if hybridize:
+    if hybridize:  # before the first call: one compile of the whole net instead of one per layer
         net.hybridize()
+    net(np.zeros((1, 1, 28, 28), device=devices[0]))  # fixes the deferred shapes
     return net
 
 
