@@ -27,15 +27,15 @@ __all__ = ["Stack", "Pad", "Append", "Group", "Tuple", "AsList", "default_batchi
            "default_mp_batchify_fn"]
 
 
-def _host(x: Any) -> Any:
-    """A jax.Array sample becomes numpy; anything else is left as it is."""
+def host(x: Any) -> Any:
+    """A ``jax.Array`` becomes a numpy array; anything else is left as it is."""
     if type(x).__module__.startswith("jax") and hasattr(x, "__array__"):
         return onp.asarray(x)
     return x
 
 
 def _stack(data: Sequence[Any], who: str) -> onp.ndarray:
-    samples = [_host(x) for x in data]
+    samples = [host(x) for x in data]
     try:
         return onp.stack(samples) if isinstance(samples[0], onp.ndarray) else onp.asarray(samples)
     except ValueError as err:
@@ -100,12 +100,12 @@ class Pad:
         self._ret_length = ret_length
 
     def __call__(self, data: Sequence[Any]) -> Any:
-        if not isinstance(_host(data[0]), onp.ndarray | list):
+        if not isinstance(host(data[0]), onp.ndarray | list):
             raise TypeError(
                 f"batchify.Pad: each sample must be an array or a list, got {type(data[0]).__name__}. "
                 "Pad() does not support multiple items, use Group(Pad(), Pad(), ...) instead."
             )
-        arrs = [onp.asarray(_host(x)) for x in data]
+        arrs = [onp.asarray(host(x)) for x in data]
         dtype = arrs[0].dtype if self._dtype is None else onp.dtype(self._dtype)
         ndims = {a.ndim for a in arrs}
         if len(ndims) != 1:
@@ -136,7 +136,7 @@ class Append:
         self._use_shared_mem = use_shared_mem
 
     def __call__(self, data: Sequence[Any]) -> list[onp.ndarray]:
-        out = [onp.asarray(_host(x)) for x in data]
+        out = [onp.asarray(host(x)) for x in data]
         if self._expand:
             out = [onp.expand_dims(x, axis=self._batch_axis) for x in out]
         return out

@@ -35,10 +35,10 @@ __all__ = ["DataLoader"]
 
 
 def _cpu() -> Any:
-    # jax is imported on first use, not at import: worker processes import this package without JAX.
-    import jax
+    # Imported on first use, not at import: worker processes import this package without JAX.
+    from ...device import cpu
 
-    return jax.devices("cpu")[0]
+    return cpu(0)
 
 
 def _place(batch: Any) -> Any:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as onp
 
 from ._batching import gather
+from .batchify import host as _host
 
 __all__ = ["Dataset", "SimpleDataset", "ArrayDataset"]
 
@@ -119,17 +120,10 @@ class SimpleDataset(Dataset):
         return NotImplemented
 
 
-def _host(data: Any) -> Any:
-    """jax arrays become numpy arrays: datasets hold host data (one transfer now, not one per sample)."""
-    if type(data).__module__.startswith("jax") and hasattr(data, "__array__"):
-        return onp.asarray(data)
-    return data
-
-
 class ArrayDataset(Dataset):
     """Zips arrays (or lists) of equal length: item ``i`` is ``(a[i], b[i], ...)``, or ``a[i]`` alone.
 
-    ``jax.Array`` inputs are copied to the host once, here: items are numpy values.
+    ``jax.Array`` inputs are copied to the host once, here (not once per sample): items are numpy values.
 
     >>> ArrayDataset([1, 2, 3])[2]
     3

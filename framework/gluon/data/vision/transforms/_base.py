@@ -150,8 +150,7 @@ class ToTensor(BatchSafeTransform):
         return out
 
 
-def _per_channel(value: Any, channels: int, who: str, name: str) -> onp.ndarray:
-    v = onp.asarray(value, dtype=onp.float32).reshape(-1)
+def _per_channel(v: onp.ndarray, channels: int, who: str, name: str) -> onp.ndarray:
     if v.size == 1:
         return v.reshape(())
     if v.size != channels:
@@ -168,9 +167,12 @@ class Normalize(BatchSafeTransform):
     """
 
     def __init__(self, mean: float | Sequence[float] = 0.0, std: float | Sequence[float] = 1.0) -> None:
-        self._mean = mean
-        self._std = std
-        if onp.any(onp.asarray(std, dtype=onp.float64) == 0):
+        self._mean = onp.asarray(mean, dtype=onp.float32).reshape(-1)
+        self._std = onp.asarray(std, dtype=onp.float32).reshape(-1)
+        if not (self._mean.size and self._std.size):
+            raise ValueError(f"Normalize: mean={mean!r} and std={std!r} must each hold one value or one per "
+                             "channel.")
+        if (self._std == 0).any():
             raise ValueError(f"Normalize: std={std!r} contains 0; every std must be non-zero.")
 
     def _apply(self, x: onp.ndarray, owned: bool) -> onp.ndarray:
