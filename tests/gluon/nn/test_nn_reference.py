@@ -113,15 +113,3 @@ def test_dropout_layer_matches_mxnet(ref):
     frac_zero, lo, hi = ref["dropout_train_stats"]
     assert abs((y == 0).mean() - frac_zero) < 0.01
     assert y[y != 0].min() == pytest.approx(lo) and y[y != 0].max() == pytest.approx(hi)
-
-
-def test_lenet_of_layers_matches_mxnet(ref):
-    net = nn.HybridSequential()
-    net.add(nn.Conv2D(6, 5, activation="relu"), nn.MaxPool2D(2, 2), nn.Conv2D(16, 3, activation="relu"),
-            nn.MaxPool2D(2, 2), nn.Dense(120, activation="relu"), nn.Dense(84, activation="relu"),
-            nn.Dense(10))
-    net.initialize()
-    net(np.ones((1, 1, 28, 28)))
-    for name, p in net.collect_params().items():
-        p.set_data(ref[f"lenet_param0__{name}"])
-    onp.testing.assert_allclose(net(np.array(ref["lenet_x"])), ref["lenet_logits"], rtol=1e-4, atol=1e-5)
