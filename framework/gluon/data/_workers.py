@@ -174,7 +174,8 @@ class ProcessPool:
         task_r, task_w = Pipe(duplex=False)
         res_r, res_w = Pipe(duplex=False)
         _widen(res_w)
-        cfg = {"path": [p for p in sys.path if p], "file": str(Path(__file__).with_name("_worker_main.py")),
+        path = [p or os.getcwd() for p in sys.path]  # '' (the current directory) as the parent sees it
+        cfg = {"path": path, "file": str(Path(__file__).with_name("_worker_main.py")),
                "tasks": task_r.fileno(), "results": res_w.fileno(), "lazy": lazy}
         try:
             proc = subprocess.Popen([sys.executable, "-c", _BOOT, json.dumps(cfg)], env=env,

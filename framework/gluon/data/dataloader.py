@@ -17,6 +17,7 @@ batches are exactly those of ``num_workers=0`` for the same ``framework.np.rando
 
 from __future__ import annotations
 
+import functools
 import warnings
 import weakref
 from collections import deque
@@ -34,6 +35,7 @@ from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 __all__ = ["DataLoader"]
 
 
+@functools.cache
 def _cpu() -> Any:
     # Imported on first use, not at import: worker processes import this package without JAX.
     from ...device import cpu
