@@ -101,11 +101,15 @@ def main(task_fd: int, result_fd: int, lazy: bool = True) -> int:
             return 0
         ticket, batch, indices, seed = task
         try:
+            message = ("ok", ticket, make_batch(dataset, indices, batchify_fn, seed, batch))
+        except BaseException as err:  # noqa: BLE001 -- sent back with its traceback
+            message = ("err", ticket, f"{type(err).__name__}: {err}", traceback.format_exc())
+        try:
             try:
-                send_message(results, ("ok", ticket, make_batch(dataset, indices, batchify_fn, seed, batch)))
+                send_message(results, message)
             except (OSError, EOFError):
                 raise
-            except BaseException as err:  # noqa: BLE001 -- sent back with its traceback
+            except BaseException as err:  # noqa: BLE001 -- the batch would not pickle: nothing was sent yet
                 send_message(results, ("err", ticket, f"{type(err).__name__}: {err}", traceback.format_exc()))
         except (OSError, EOFError):  # the main process is gone
             return 0

@@ -7,14 +7,14 @@ import time
 
 
 class RaiseAt:
-    """A ``transform`` (data, label) that raises on the sample whose label is ``label``."""
+    """A ``transform`` (data, label) that raises FileNotFoundError on the sample labelled ``label``."""
 
     def __init__(self, label: int) -> None:
         self.label = label
 
     def __call__(self, x, y):
         if int(y) == self.label:
-            raise ValueError(f"bad sample {int(y)}")
+            raise FileNotFoundError(f"bad sample {int(y)}")  # an OSError, not to be taken for a closed pipe
         return x, y
 
 

@@ -87,8 +87,9 @@ def test_samples_are_loaded_in_the_workers():
 
 def test_an_exception_in_a_worker_names_the_worker_and_the_cause():
     loader = data.DataLoader(_dataset(12).transform(helpers.RaiseAt(5)), 4, num_workers=2)
-    with pytest.raises(RuntimeError, match=r"DataLoader worker 1 \(pid \d+\) raised ValueError: bad sample 5 "
-                                           r"while loading batch 1 \(sample indices \[4, 5, 6, 7\]\)"):
+    with pytest.raises(RuntimeError, match=r"DataLoader worker 1 \(pid \d+\) raised FileNotFoundError: "
+                                           r"bad sample 5 while loading batch 1 "
+                                           r"\(sample indices \[4, 5, 6, 7\]\)"):
         list(loader)
     pool = loader._worker_pool
     with pytest.raises(RuntimeError, match="bad sample 5"):  # the pool survives a Python error
