@@ -110,7 +110,7 @@ class Trainer:
         self._tx = self._optimizer.to_optax(lr_mult=lr_mult, wd_mult=wd_mult)
         for dev in self._devices():
             values = {n: p._data[dev] for n, p in self._trainable}
-            self._states[dev] = jax.jit(self._tx.init)(values)
+            self._states[dev] = jax.device_put(jax.jit(self._tx.init)(values), dev)
         tx = self._tx
         from .. import optimizer as _opt
 
@@ -167,7 +167,7 @@ class Trainer:
                     UserWarning,
                     stacklevel=4,
                 )
-            fresh[name] = ok or not ignore_stale_grad
+            fresh[name] = onp.bool_(ok or not ignore_stale_grad)
         return fresh
 
     def _update(self, ignore_stale_grad: bool, allreduce: bool) -> None:
@@ -175,8 +175,8 @@ class Trainer:
             self._init()
         opt = self._optimizer
         opt.num_update += 1
-        lr = jnp.float32(opt.learning_rate)
-        rescale = jnp.float32(opt.rescale_grad)
+        lr = onp.float32(opt.learning_rate)
+        rescale = onp.float32(opt.rescale_grad)
         devices = self._devices()
         grads = {d: {n: p._grad[d] for n, p in self._trainable} for d in devices}
         for dev in devices:
@@ -185,9 +185,9 @@ class Trainer:
             else:
                 here = [grads[dev]]
             values = {n: p._data[dev] for n, p in self._trainable}
-            fresh = self._fresh_mask(dev, ignore_stale_grad)
-            new, self._states[dev], total = self._update_fn(values, here, self._states[dev], fresh, lr,
-                                                            rescale)
+            # every argument committed to dev: the compiled update is then reused from the first step
+            fresh, hyper = jax.device_put((self._fresh_mask(dev, ignore_stale_grad), (lr, rescale)), dev)
+            new, self._states[dev], total = self._update_fn(values, here, self._states[dev], fresh, *hyper)
             for name, p in self._trainable:
                 p._data[dev] = new[name]
                 if allreduce:
