@@ -91,7 +91,7 @@ def _content(path: Path, name: str) -> tuple[bytes, bytes]:
 
 def _cached(path: Path, verify: bool, extra: Any = None) -> tuple[tuple[Any, ...], Any]:
     st = path.stat()
-    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, verify, extra)
+    key = (str(path.resolve()), st.st_ino, st.st_size, st.st_mtime_ns, verify, extra)
     with _cache_lock:
         return key, _cache.get(key)
 
