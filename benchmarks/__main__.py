@@ -1,56 +1,90 @@
 """``python -m benchmarks [names...] [--quick] [--data-root DIR] [--out DIR]``: the one entry point.
 
-Each benchmark is a module of this package with ``main(argv=None) -> dict``, imported only when it
-runs; one that is missing or fails is reported and the others still run. Exit status: 0 when every
-benchmark ran and its variants learned (test accuracy checked), 1 otherwise.
+Each benchmark is a module of this package with ``main(argv=None)`` (returning a dict, or an exit
+status), imported only when it runs; one that is missing or fails is reported and the others still run.
+The common options are passed on to each benchmark in the spelling its own parser uses. Exit status: 0
+when every benchmark that is present ran and its variants learned (test accuracy checked), 1 otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import os
 import sys
 import time
 import traceback
 from collections.abc import Sequence
+from typing import Any
 
-from . import BENCHMARKS
-
-_OURS = ("epochs", "peers")  # these take --data-root, --out and --repeats
+from . import available
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(names: Sequence[str]) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0],
-                                epilog="benchmarks: " + ", ".join(BENCHMARKS))
+                                epilog="benchmarks: " + ", ".join(names))
     p.add_argument("names", nargs="*", metavar="NAME", help="benchmarks to run (default: all)")
     p.add_argument("--quick", action="store_true", help="a fraction of an epoch, one repeat: the smoke test")
-    p.add_argument("--repeats", type=int, default=None, help="timed epochs per variant (epochs, peers)")
+    p.add_argument("--repeats", type=int, default=None, help="timed repeats per variant")
     p.add_argument("--data-root", default=None, help="directory of the Fashion-MNIST .gz files")
     p.add_argument("--out", default=None, help="results directory (default benchmarks/results)")
     p.add_argument("--cpu-devices", type=int, default=2, help="host CPU devices to create (default 2)")
     return p
 
 
+def _accepts(module: Any, flag: str) -> bool:
+    try:
+        return f'"{flag}"' in inspect.getsource(module)
+    except (OSError, TypeError):
+        return False
+
+
+def _argv_for(module: Any, args: argparse.Namespace) -> list[str]:
+    """The common options in the spelling this module's parser accepts (others are left out)."""
+    sub: list[str] = []
+    if args.quick:
+        if _accepts(module, "--quick"):
+            sub.append("--quick")
+        elif _accepts(module, "--rounds"):
+            sub += ["--rounds", "2"]
+    if args.repeats is not None:
+        for flag in ("--repeats", "--rounds"):
+            if _accepts(module, flag):
+                sub += [flag, str(args.repeats)]
+                break
+    if args.data_root is not None:
+        for flag in ("--data-root", "--root"):
+            if _accepts(module, flag):
+                sub += [flag, args.data_root]
+                break
+    if args.out is not None and _accepts(module, "--out"):
+        sub += ["--out", args.out]
+    return sub
+
+
+def _ok(result: Any) -> bool:
+    if isinstance(result, dict):
+        return result.get("ok") is not False
+    if isinstance(result, int) and not isinstance(result, bool):
+        return result == 0
+    return True
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    unknown = [n for n in args.names if n not in BENCHMARKS]
+    names = available()
+    p = _parser(names)
+    args = p.parse_args(argv)
+    unknown = [n for n in args.names if n not in names]
     if unknown:
-        _parser().error(f"unknown benchmark(s) {unknown}; choose from {', '.join(BENCHMARKS)}.")
-    if "XLA_FLAGS" not in os.environ or "device_count" not in os.environ["XLA_FLAGS"]:
+        p.error(f"unknown benchmark(s) {unknown}; choose from {', '.join(names)}.")
+    if "device_count" not in os.environ.get("XLA_FLAGS", ""):
         import jax
 
         if int(jax.config.jax_num_cpu_devices or 0) < args.cpu_devices:
             jax.config.update("jax_num_cpu_devices", args.cpu_devices)
     failures = []
-    for name in args.names or BENCHMARKS:
-        sub = ["--quick"] if args.quick else []
-        if name in _OURS:
-            for flag, value in (("--repeats", args.repeats), ("--data-root", args.data_root),
-                                ("--out", args.out)):
-                if value is not None:
-                    sub += [flag, str(value)]
-        print(f"== {name} {' '.join(sub)}", flush=True)
+    for name in args.names or names:
         try:
             module = importlib.import_module(f"benchmarks.{name}")
         except ModuleNotFoundError as err:
@@ -58,22 +92,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise
             print(f"note: benchmark {name!r} is not in this checkout (benchmarks/{name}.py): skipped.")
             continue
+        sub = _argv_for(module, args)
+        print(f"== {name} {' '.join(sub)}", flush=True)
         tic = time.perf_counter()
+        crashed = False
         try:
             result = module.main(sub)
         except SystemExit as err:
-            if err.code not in (0, None):
-                failures.append(name)
-                print(f"error: benchmark {name!r} exited with status {err.code}.", file=sys.stderr)
-            continue
+            result = err.code or 0
         except Exception:
-            failures.append(name)
             traceback.print_exc()
-            continue
-        if isinstance(result, dict) and result.get("ok") is False:
+            result, crashed = None, True
+        if crashed or not _ok(result):
             failures.append(name)
-            print(f"error: benchmark {name!r}: a variant did not learn (test accuracy too low).",
-                  file=sys.stderr)
+            print(f"error: benchmark {name!r} failed (see above: an error, or a variant whose test accuracy "
+                  "shows it did not learn).", file=sys.stderr)
         print(f"== {name} done in {time.perf_counter() - tic:.1f} s", flush=True)
     if failures:
         print(f"failed: {', '.join(failures)}", file=sys.stderr)
