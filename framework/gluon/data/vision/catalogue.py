@@ -4,9 +4,10 @@
 command-line tool (``python -m datasets list|where|fetch|verify|prepare``) reads it to fetch them.
 
 Checksums of IDX files are of the *decompressed* content: the original gzip files and Debian's
-re-compressed ones differ as files but decompress to the same bytes. ``gz_sha256`` lists known gzip
-wrappers as well (tensorflow-datasets' records of the original downloads), which is all that is
-known for MNIST. CIFAR ``sha1`` values are of the extracted binary batches (as MXNet records them).
+re-compressed ones differ as files but decompress to the same bytes. ``gz["sha256"]`` lists known
+gzip wrappers as well (the original downloads as tensorflow-datasets records them, and Debian's
+``dataset-fashion-mnist`` 0.0~git20200523.55506a9-1), which is all that is known for MNIST. CIFAR
+``sha1`` values are of the extracted binary batches (as MXNet records them).
 
 >>> entry = CATALOGUE["fashion-mnist"]
 >>> entry["licence"]
@@ -34,10 +35,10 @@ _MNIST_URLS = [
 
 
 def _idx(split: str, kind: str, count: int, sha256: str | None, gz_size: int, gz_sha256: str,
-         gz_md5: str | None = None) -> dict[str, Any]:
+         gz_md5: str | None = None, debian_gz_sha256: str | None = None) -> dict[str, Any]:
     shape = [count, 28, 28] if kind == "images" else [count]
     size = 8 + 4 * (len(shape) - 1) + count * (784 if kind == "images" else 1)
-    gz = {"size": gz_size, "sha256": [gz_sha256]}
+    gz = {"size": gz_size, "sha256": [gz_sha256] + ([debian_gz_sha256] if debian_gz_sha256 else [])}
     if gz_md5:
         gz["md5"] = gz_md5
     return {"split": split, "kind": kind, "shape": shape, "size": size, "sha256": sha256, "gz": gz}
@@ -61,19 +62,23 @@ CATALOGUE: dict[str, dict[str, Any]] = {
             "train-images-idx3-ubyte": _idx(
                 "train", "images", 60000, "c59f468a2f672dc815687fe0f83887768d799fd8a3f3276145d20f83aa44d888",
                 26421880, "3aede38d61863908ad78613f6a32ed271626dd12800ba2636569512369268a84",
-                "8d4fb7e6c68d591d4c3dfef9ec88bf0d"),
+                "8d4fb7e6c68d591d4c3dfef9ec88bf0d",
+                "b0564c3eedabfbf835052cff8503ea422014ce006caf5b757f851416ee8300c7"),
             "train-labels-idx1-ubyte": _idx(
                 "train", "labels", 60000, "bad3541b69d912435c50bb6ba87bec294ff4f6a2e1246121d8633921760443d9",
                 29515, "a04f17134ac03560a47e3764e11b92fc97de4d1bfaf8ba1a3aa29af54cc90845",
-                "25c81989df183df01b3e8a0aad5dffbe"),
+                "25c81989df183df01b3e8a0aad5dffbe",
+                "0ae29f65d86684f32d1b9c85147786c547b9c6aebcaf235f0400a0cce308b056"),
             "t10k-images-idx3-ubyte": _idx(
                 "test", "images", 10000, "5b4141f0afbad91edebe8549f8fcffe087ea10ca49f1dbef5c9a5cd8815ce37b",
                 4422102, "346e55b948d973a97e58d2351dde16a484bd415d4595297633bb08f03db6a073",
-                "bef4ecab320f06d8554ea6380940ec79"),
+                "bef4ecab320f06d8554ea6380940ec79",
+                "cc1d090a38ace84dfa1aa66e3ada7c336ef481a96936906477e6dd344da56eaa"),
             "t10k-labels-idx1-ubyte": _idx(
                 "test", "labels", 10000, "0402a96d92fd2663957122ceb108a494c5af83dab82d92729df917d7dec38c34",
                 5148, "67da17c76eaffca5446c3361aaab5c3cd6d1c2608764d35dfb1850b086bf8dd5",
-                "bb300cfdad3c16e7a12a480ee83cd310"),
+                "bb300cfdad3c16e7a12a480ee83cd310",
+                "8d3605d196f4be44669e46906da9733c8131fef761fdbfec72c424d5222f1a05"),
         },
     },
     "mnist": {
