@@ -129,3 +129,11 @@ def test_net_params_load_into_the_seeds_network(one_epoch):
     saved = _params(one_epoch / "net.params")
     onp.testing.assert_array_equal(onp.asarray(net[0].weight.data()), saved["0.weight"])
     assert net(np.random.uniform(size=(1, 1, 28, 28), ctx=ctx)).shape == (1, 10)
+
+
+def test_missing_data_is_a_clear_error(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert cli.main(_argv(empty, tmp_path / "run", epochs=1)) == job.EXIT_DATA
+    err = capsys.readouterr().err
+    assert "Fashion-MNIST could not be read" in err and "--data-root" in err

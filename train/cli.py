@@ -27,7 +27,7 @@ outputs:
   OUT/metrics.json, .csv        per epoch: train loss, test accuracy, seconds, samples/s
   OUT/curves.png                loss and test accuracy against the epoch
 
-exit status: 0 done; 2 bad arguments; 3 checkpoint problem (damaged, made with other settings, or
+exit status: 0 done; 2 bad arguments or no data; 3 checkpoint problem (damaged, made with other settings, or
 present without --resume/--overwrite; it is never overwritten then); 4 the training loss became
 non-finite (training stops, the last good checkpoint is kept).
 

@@ -17,8 +17,10 @@ from typing import Any
 __all__ = ["plot_curves"]
 
 
-def plot_curves(rows: Sequence[Mapping[str, Any]], path: str | os.PathLike, *, title: str = "") -> None:
-    """Draw loss (left axis) and test accuracy (right axis) against the epoch and save a PNG."""
+def plot_curves(rows: Sequence[Mapping[str, Any]], path: str | os.PathLike, *, title: str = "",
+                reference: Sequence[float] | None = None, reference_label: str = "reference loss") -> None:
+    """Draw loss (left axis) and test accuracy (right axis) against the epoch and save a PNG;
+    ``reference`` (losses of epochs 1, 2, ...) is drawn dashed for comparison."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -30,6 +32,10 @@ def plot_curves(rows: Sequence[Mapping[str, Any]], path: str | os.PathLike, *, t
     fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=100)
     try:
         ax.plot(epochs, [r["loss"] for r in rows], "o-", color="tab:blue", label="train loss")
+        if reference:
+            ref = list(reference)[: max(epochs)]
+            ax.plot(range(1, len(ref) + 1), ref, "--", color="gray", label=reference_label)
+            ax.legend(loc="center right", fontsize="small")
         ax.set_xlabel("epoch")
         ax.set_ylabel("train loss (mean per sample)", color="tab:blue")
         acc = ax.twinx()
