@@ -3,9 +3,13 @@
 >>> from framework import gluon, np
 >>> net = gluon.nn.HybridSequential(); net.add(gluon.nn.Dense(4), gluon.nn.Dense(2))
 >>> net.initialize()
->>> net.summary(np.ones((1, 3)))  # doctest: +ELLIPSIS
+>>> net.summary(np.ones((1, 3)))  # doctest: +ELLIPSIS, +NORMALIZE_WHITESPACE
 --------------------------------------------------------------------------------
-        Layer (type)                                Output Shape         Param #
+        Layer (type)                              Output Shape        Param #
+================================================================================
+               Input                                    (1, 3)              0
+             Dense-1                                    (1, 4)             16
+             Dense-2                                    (1, 2)             10
 ...
    Total params: 26
 ...
