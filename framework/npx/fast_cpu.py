@@ -1,0 +1,411 @@
+"""Fast XLA:CPU formulations of small NCHW convolutions and max pooling (same values and gradients).
+
+XLA:CPU runs LeNet-sized convolutions (a few channels, small images) at a few GFLOP/s, far below its
+GEMM speed: ``conv1`` of the seed's LeNet (1 -> 6 channels, 5x5) costs ~5 ms forward and ~7 ms for the
+weight gradient per batch of 256 through ``lax.conv_general_dilated``. Here a convolution is one GEMM
+over *row patches*: for every output row the input rows it reads (``kh`` rows of all channels, a window
+of ``win`` columns) form a patch row, and the kernel becomes a banded ("Toeplitz") matrix that maps a
+patch row to ``block_width`` output columns of every output channel::
+
+    P[(n, ho, blk), (i, c, x)] = x_padded[n, c, ho*sh + i*dh, blk*bw*sw + x]
+    T[(i, c, x), (o, v)]       = w[o, c, i, j]   where x == v*sw + j*dw   (0 elsewhere)
+    y[n, o, ho, blk*bw + v]    = (P @ T)[(n, ho, blk), (o, v)]
+
+The band wastes ``win/kw`` of the multiply-adds but turns a tiny-K, tiny-N problem into one GEMM of a
+shape XLA runs at 100-200 GFLOP/s, and the gradients (``P^T @ dY`` and ``dY @ T^T``) are GEMMs of the
+same kind. ``T`` is built from ``w`` by a small einsum with a constant 0/1 tensor, so JAX derives every
+gradient; nothing here has a hand-written backward except max pooling.
+
+Max pooling takes window maxima as reshapes (windows that tile) or strided slices (overlapping windows)
+and sends each window's gradient to its *first* maximum in row-major window order, exactly what
+``jax.grad`` of ``lax.reduce_window(max)`` (``select_and_scatter_add`` with ``ge``) does.
+
+Both functions take and return NCHW, so ``npx.convolution``/``npx.pooling`` can dispatch to them on the
+CPU backend when :func:`supports_conv2d` / :func:`supports_max_pool2d` say yes. See notes/speed.md for
+the measurements behind the choices (and for the larger win of keeping a whole network in row layout).
+
+>>> import jax.numpy as jnp
+>>> x = jnp.arange(32.0).reshape(1, 2, 4, 4); w = jnp.ones((3, 2, 3, 3))
+>>> conv2d(x, w, jnp.zeros(3), stride=1, pad=1).shape
+(1, 3, 4, 4)
+>>> max_pool2d(jnp.arange(16.0).reshape(1, 1, 4, 4), (2, 2)).tolist()
+[[[[5.0, 7.0], [13.0, 15.0]]]]
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as onp
+from jax import lax
+
+__all__ = ["conv2d", "max_pool2d", "supports_conv2d", "supports_max_pool2d", "block_width"]
+
+IntPair = int | Sequence[int]
+Padding = int | Sequence[int] | Sequence[Sequence[int]]
+
+# The GEMM's column count (out_channels * block_width) below which XLA's dot kernels lose their speed.
+_MIN_GEMM_COLUMNS = 48
+# supports_conv2d admits a convolution when the banded GEMM does at most this many times the
+# convolution's own multiply-adds, the patch matrix stays this small (floats) and is cut from at most
+# this many slices ...
+_MAX_BAND_WASTE = 6.0
+_MAX_PATCH_FLOATS = 1 << 25
+_MAX_PIECES = 48
+# ... and the layer is small enough that XLA's own convolution is inefficient (measured: with 8 or more
+# input channels, or 64 output channels, XLA's convolution is as fast or faster; notes/speed.md).
+_MAX_IN_CHANNELS = 6
+_MAX_OUT_CHANNELS = 32
+
+
+def _pair(name: str, value: IntPair) -> tuple[int, int]:
+    if isinstance(value, int):
+        return (int(value), int(value))
+    out = tuple(int(v) for v in value)
+    if len(out) != 2:
+        raise ValueError(f"fast_cpu: {name}={value!r} must be an int or 2 ints (height, width)")
+    return out  # type: ignore[return-value]
+
+
+def _padding(value: Padding) -> tuple[tuple[int, int], tuple[int, int]]:
+    """int, (ph, pw) or ((lo, hi), (lo, hi)) -> ((lo, hi), (lo, hi))."""
+    if isinstance(value, int):
+        return ((value, value), (value, value))
+    items = list(value)
+    if len(items) == 2 and all(isinstance(v, int) for v in items):
+        return ((items[0], items[0]), (items[1], items[1]))
+    if len(items) == 2 and all(not isinstance(v, int) and len(v) == 2 for v in items):
+        return ((int(items[0][0]), int(items[0][1])), (int(items[1][0]), int(items[1][1])))
+    raise ValueError(
+        f"fast_cpu: pad={value!r} must be an int, (pad_h, pad_w) or ((lo_h, hi_h), (lo_w, hi_w))"
+    )
+
+
+def _out_len(size: int, lo: int, hi: int, k: int, s: int, d: int) -> int:
+    return (size + lo + hi - d * (k - 1) - 1) // s + 1
+
+
+# ----------------------------------------------------------------------------------------- convolution
+def block_width(out_width: int, out_channels: int) -> int:
+    """Output columns per patch row: the smallest divisor of ``out_width`` whose GEMM has at least
+    48 columns (``out_channels * block_width``), else the whole row.
+
+    >>> block_width(24, 6), block_width(10, 16), block_width(5, 120)
+    (8, 5, 1)
+    """
+    for bw in range(1, out_width + 1):
+        if out_width % bw == 0 and out_channels * bw >= _MIN_GEMM_COLUMNS:
+            return bw
+    return out_width
+
+
+def _geometry(x_shape, w_shape, stride, pad, dilation, bw):
+    n, c, h, w = x_shape
+    o, _, kh, kw = w_shape
+    sh, sw = stride
+    (ph0, ph1), (pw0, pw1) = pad
+    dh, dw = dilation
+    ho = _out_len(h, ph0, ph1, kh, sh, dh)
+    wo = _out_len(w, pw0, pw1, kw, sw, dw)
+    if ho < 1 or wo < 1:
+        return ho, wo, 1, 1, 1
+    bw = block_width(wo, o) if bw is None else max(1, min(int(bw), wo))
+    nb = -(-wo // bw)
+    win = (bw - 1) * sw + (kw - 1) * dw + 1
+    return ho, wo, bw, nb, win
+
+
+def supports_conv2d(
+    x_shape: Sequence[int],
+    w_shape: Sequence[int],
+    stride: IntPair = 1,
+    pad: Padding = 0,
+    dilation: IntPair = 1,
+    groups: int = 1,
+    dtype=jnp.float32,
+) -> bool:
+    """Whether :func:`conv2d` handles this convolution and is expected to beat XLA's own on CPU.
+
+    Any stride, padding (symmetric or not), dilation and group count is computed correctly; the
+    predicate is about speed, calibrated on a 2-core x86 machine (notes/speed.md): floating data, at
+    most 6 input and 32 output channels, a band that wastes at most 6x the multiply-adds, a patch
+    matrix of at most 2^25 floats cut from at most 48 slices (row taps x column blocks).
+
+    >>> supports_conv2d((256, 1, 28, 28), (6, 1, 5, 5)), supports_conv2d((8, 256, 14, 14), (256, 256, 3, 3))
+    (True, False)
+    """
+    try:
+        stride, dilation, pad = _pair("stride", stride), _pair("dilation", dilation), _padding(pad)
+    except (TypeError, ValueError):
+        return False
+    if len(x_shape) != 4 or len(w_shape) != 4 or not jnp.issubdtype(dtype, jnp.floating):
+        return False
+    n, c, h, w = x_shape
+    o, cg, kh, kw = w_shape
+    if groups < 1 or c % groups or o % groups or cg * groups != c or min(stride + dilation) < 1:
+        return False
+    if min(pad[0] + pad[1]) < 0 or min(x_shape) < 1 or min(w_shape) < 1:
+        return False
+    ho, wo, bw, nb, win = _geometry(x_shape, w_shape, stride, pad, dilation, None)
+    if ho < 1 or wo < 1 or c > _MAX_IN_CHANNELS or o > _MAX_OUT_CHANNELS:
+        return False
+    waste = (c * win) / (cg * kw)
+    return (waste <= _MAX_BAND_WASTE and nb * kh <= _MAX_PIECES
+            and n * ho * nb * kh * c * win <= _MAX_PATCH_FLOATS)
+
+
+@functools.cache
+def _band_onehot(kw: int, win: int, bw: int, sw: int, dw: int, dtype) -> onp.ndarray:
+    """E[j, x, v] = 1 where patch column x feeds output column v through kernel tap j."""
+    e = onp.zeros((kw, win, bw), dtype)
+    for j in range(kw):
+        for v in range(bw):
+            e[j, v * sw + j * dw, v] = 1
+    return e
+
+
+def _band_matrix(w: jax.Array, groups: int, win: int, bw: int, sw: int, dw: int) -> jax.Array:
+    """T[(i, c, x), (o, v)] = w[o, c, i, j] with x == v*sw + j*dw (zero across groups)."""
+    o, cg, kh, kw = w.shape
+    if groups > 1:
+        wg = w.reshape(groups, o // groups, cg, kh, kw)
+        eye = jnp.eye(groups, dtype=w.dtype)
+        w = jnp.einsum("gocij,gh->gohcij", wg, eye).reshape(o, groups * cg, kh, kw)
+    e = jnp.asarray(_band_onehot(kw, win, bw, sw, dw, onp.dtype(w.dtype)))
+    t = jnp.einsum("ocij,jxv->icxov", w, e, precision=lax.Precision.HIGHEST)
+    return t.reshape(kh * w.shape[1] * win, o * bw)
+
+
+def conv2d(
+    x: jax.Array,
+    w: jax.Array,
+    b: jax.Array | None = None,
+    stride: IntPair = (1, 1),
+    pad: Padding = (0, 0),
+    dilation: IntPair = (1, 1),
+    groups: int = 1,
+    *,
+    block_width: int | None = None,
+) -> jax.Array:
+    """2-D cross-correlation, NCHW data and OIHW weights, as one banded GEMM (see the module doc).
+
+    Same result as ``lax.conv_general_dilated(x, w, stride, pad, rhs_dilation=dilation,
+    feature_group_count=groups)`` (+ ``b`` per output channel) within float32 rounding, and so are
+    its gradients. ``pad`` may be an int, (pad_h, pad_w) or ((lo, hi), (lo, hi)). ``block_width``
+    overrides the number of output columns per patch row (default :func:`block_width`).
+
+    >>> import jax.numpy as jnp
+    >>> conv2d(jnp.ones((1, 1, 4, 4)), jnp.ones((1, 1, 2, 2)), stride=2).tolist()
+    [[[[4.0, 4.0], [4.0, 4.0]]]]
+    """
+    if x.ndim != 4 or w.ndim != 4:
+        raise ValueError(
+            f"fast_cpu.conv2d: data must be 4-D NCHW and weight 4-D OIHW, got shapes {x.shape} and "
+            f"{w.shape}"
+        )
+    stride, dilation, pad = _pair("stride", stride), _pair("dilation", dilation), _padding(pad)
+    n, c, h, wid = x.shape
+    o, cg, kh, kw = w.shape
+    if min(stride + dilation) < 1:
+        raise ValueError(f"fast_cpu.conv2d: stride={stride} and dilation={dilation} must be >= 1")
+    if groups < 1 or cg * groups != c or o % groups:
+        raise ValueError(
+            f"fast_cpu.conv2d: weight {w.shape} with groups={groups} does not fit data with {c} "
+            f"channels; expected weight (out, {c} // groups, kh, kw) with out divisible by groups"
+        )
+    ho, wo, bw, nb, win = _geometry(x.shape, w.shape, stride, pad, dilation, block_width)
+    if ho < 1 or wo < 1:
+        raise ValueError(
+            f"fast_cpu.conv2d: the dilated kernel {(kh, kw)} (dilation {dilation}) does not fit the "
+            f"padded input {(h, wid)} + pad {pad}; use a smaller kernel or more padding"
+        )
+    sh, sw = stride
+    dh, dw = dilation
+    (ph0, _), (pw0, _) = pad
+    h_need = (ho - 1) * sh + (kh - 1) * dh + 1
+    w_need = (nb - 1) * bw * sw + win
+    # NCHW -> NHCW (free when C == 1), then zero padding; negative high padding crops unused cells.
+    xt = jnp.transpose(x, (0, 2, 1, 3))
+    zero = jnp.zeros((), x.dtype)
+    xp = lax.pad(xt, zero, ((0, 0, 0), (ph0, h_need - h - ph0, 0), (0, 0, 0), (pw0, w_need - wid - pw0, 0)))
+    rows_end = (ho - 1) * sh + 1
+    pieces = [
+        lax.slice(xp, (0, i * dh, 0, k * bw * sw), (n, i * dh + rows_end, c, k * bw * sw + win),
+                  (1, sh, 1, 1))
+        for k in range(nb)
+        for i in range(kh)
+    ]
+    patches = jnp.stack(pieces, axis=2).reshape(n * ho * nb, kh * c * win)
+    t = _band_matrix(w.astype(x.dtype), groups, win, bw, sw, dw)
+    y = jnp.matmul(patches, t, precision=lax.Precision.HIGHEST).reshape(n, ho, nb, o, bw)
+    y = jnp.transpose(y, (0, 3, 1, 2, 4)).reshape(n, o, ho, nb * bw)
+    if nb * bw != wo:
+        y = y[..., :wo]
+    if b is not None:
+        y = y + b.astype(y.dtype).reshape(1, o, 1, 1)
+    return y
+
+
+# ----------------------------------------------------------------------------------------- max pooling
+def _lowest(dtype) -> onp.ndarray:
+    if jnp.issubdtype(dtype, jnp.floating):
+        return onp.array(-onp.inf, dtype)
+    return onp.array(jnp.iinfo(dtype).min, dtype)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(1,))
+def _tiled_max(xr: jax.Array, axes: tuple[int, int]) -> jax.Array:
+    return jnp.max(xr, axis=axes)
+
+
+def _tiled_max_fwd(xr, axes):
+    m = _tiled_max(xr, axes)
+    return m, (xr, m)
+
+
+def _first_index(parts, m):
+    """Index of the first part equal to ``m`` (the last index when none is, e.g. NaN)."""
+    k = jnp.full(m.shape, len(parts) - 1, jnp.int32)
+    for idx in reversed(range(len(parts) - 1)):
+        k = jnp.where(parts[idx] == m, jnp.int32(idx), k)
+    return k
+
+
+def _tiled_max_bwd(axes, res, g):
+    xr, m = res
+    ha, wa = axes
+    kh, kw = xr.shape[ha], xr.shape[wa]
+    mb, gb = jnp.expand_dims(m, axes), jnp.expand_dims(g, axes)
+    parts = [
+        lax.index_in_dim(lax.index_in_dim(xr, i, ha, keepdims=True), j, wa, keepdims=True)
+        for i in range(kh)
+        for j in range(kw)
+    ]
+    k = _first_index(parts, mb)
+    shape = [1] * xr.ndim
+    shape[ha], shape[wa] = kh, kw
+    pos = kw * lax.broadcasted_iota(jnp.int32, shape, ha) + lax.broadcasted_iota(jnp.int32, shape, wa)
+    return (jnp.where(pos == k, gb, jnp.zeros((), g.dtype)),)
+
+
+_tiled_max.defvjp(_tiled_max_fwd, _tiled_max_bwd)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(1, 2, 3))
+def _strided_max(xp: jax.Array, kernel, stride, out) -> jax.Array:
+    return functools.reduce(jnp.maximum, _windows(xp, kernel, stride, out))
+
+
+def _windows(xp, kernel, stride, out):
+    n, c = xp.shape[:2]
+    (kh, kw), (sh, sw), (ho, wo) = kernel, stride, out
+    return [
+        lax.slice(xp, (0, 0, i, j), (n, c, i + (ho - 1) * sh + 1, j + (wo - 1) * sw + 1), (1, 1, sh, sw))
+        for i in range(kh)
+        for j in range(kw)
+    ]
+
+
+def _strided_max_fwd(xp, kernel, stride, out):
+    m = _strided_max(xp, kernel, stride, out)
+    return m, (xp, m)
+
+
+def _strided_max_bwd(kernel, stride, out, res, g):
+    xp, m = res
+    (kh, kw), (sh, sw), (ho, wo) = kernel, stride, out
+    hp, wp = xp.shape[2:]
+    k = _first_index(_windows(xp, kernel, stride, out), m)
+    zero = jnp.zeros((), g.dtype)
+    grad = None
+    for idx in range(kh * kw):
+        i, j = divmod(idx, kw)
+        part = jnp.where(k == idx, g, zero)
+        hi_h, hi_w = hp - i - (ho - 1) * sh - 1, wp - j - (wo - 1) * sw - 1
+        part = lax.pad(part, zero, ((0, 0, 0), (0, 0, 0), (i, hi_h, sh - 1), (j, hi_w, sw - 1)))
+        grad = part if grad is None else grad + part
+    return (grad,)
+
+
+_strided_max.defvjp(_strided_max_fwd, _strided_max_bwd)
+
+
+def _pool_geometry(shape, kernel, stride, pad, ceil_mode):
+    h, w = shape[2:]
+    out, pads = [], []
+    for size, k, s, (lo, hi) in zip((h, w), kernel, stride, pad, strict=True):
+        span = size + lo + hi - k
+        o = (-(-span // s) if ceil_mode else span // s) + 1
+        out.append(o)
+        pads.append((lo, (o - 1) * s + k - size - lo))  # the high side reaches the last window exactly
+    return tuple(out), tuple(pads)
+
+
+def supports_max_pool2d(
+    x_shape: Sequence[int],
+    kernel: IntPair,
+    stride: IntPair | None = None,
+    pad: Padding = 0,
+    ceil_mode: bool = False,
+    dtype=jnp.float32,
+) -> bool:
+    """Whether :func:`max_pool2d` handles this pooling: 4-D data, any kernel/stride/padding/ceil mode
+    with at least one output cell and windows that start inside the padded input.
+
+    >>> supports_max_pool2d((256, 6, 24, 24), 2), supports_max_pool2d((1, 1, 2, 2), 3)
+    (True, False)
+    """
+    try:
+        kernel = _pair("kernel", kernel)
+        stride = kernel if stride is None else _pair("stride", stride)
+        pad = _padding(pad)
+    except (TypeError, ValueError):
+        return False
+    if len(x_shape) != 4 or min(kernel + stride) < 1 or min(pad[0] + pad[1]) < 0:
+        return False
+    if not (jnp.issubdtype(dtype, jnp.floating) or jnp.issubdtype(dtype, jnp.integer)):
+        return False
+    for size, k, (lo, hi) in zip(x_shape[2:], kernel, pad, strict=True):
+        if size + lo + hi < k:
+            return False
+    return min(_pool_geometry(x_shape, kernel, stride, pad, ceil_mode)[0]) >= 1
+
+
+def max_pool2d(
+    x: jax.Array,
+    kernel: IntPair,
+    stride: IntPair | None = None,
+    pad: Padding = (0, 0),
+    ceil_mode: bool = False,
+) -> jax.Array:
+    """Max pooling of NCHW data; padded cells never win; the gradient goes to each window's first max.
+
+    Output size per axis is ``floor((size + pad_lo + pad_hi - k) / s) + 1`` (``ceil`` with
+    ``ceil_mode``), MXNet's rule; ``stride`` defaults to ``kernel``. Values and gradients equal
+    ``lax.reduce_window(x, -inf, lax.max, ...)`` with the high padding extended to the last window.
+
+    >>> import jax.numpy as jnp
+    >>> max_pool2d(jnp.arange(25.0).reshape(1, 1, 5, 5), 2, ceil_mode=True).tolist()
+    [[[[6.0, 8.0, 9.0], [16.0, 18.0, 19.0], [21.0, 23.0, 24.0]]]]
+    """
+    kernel = _pair("kernel", kernel)
+    stride = kernel if stride is None else _pair("stride", stride)
+    pad = _padding(pad)
+    if not supports_max_pool2d(x.shape, kernel, stride, pad, ceil_mode, x.dtype):
+        raise ValueError(
+            f"fast_cpu.max_pool2d: cannot pool data of shape {tuple(x.shape)} with kernel={kernel}, "
+            f"stride={stride}, pad={pad}, ceil_mode={ceil_mode}; data must be 4-D NCHW with the "
+            f"padded input at least as large as the kernel"
+        )
+    out, pads = _pool_geometry(x.shape, kernel, stride, pad, ceil_mode)
+    cfg = ((0, 0, 0), (0, 0, 0), (pads[0][0], pads[0][1], 0), (pads[1][0], pads[1][1], 0))
+    xp = lax.pad(x, _lowest(x.dtype), cfg)
+    n, c = x.shape[:2]
+    (kh, kw), (ho, wo) = kernel, out
+    if kernel == stride:
+        return _tiled_max(xp.reshape(n, c, ho, kh, wo, kw), (3, 5))
+    return _strided_max(xp, kernel, stride, out)
+
