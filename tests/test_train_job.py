@@ -131,9 +131,13 @@ def test_net_params_load_into_the_seeds_network(one_epoch):
     assert net(np.random.uniform(size=(1, 1, 28, 28), ctx=ctx)).shape == (1, 10)
 
 
-def test_missing_data_is_a_clear_error(tmp_path, capsys):
+def test_missing_data_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    if Path("/usr/share/datasets/fashion-mnist").exists():
+        pytest.skip("Debian's dataset-fashion-mnist is installed: the data is found there")
     empty = tmp_path / "empty"
     empty.mkdir()
+    monkeypatch.setenv("FRAMEWORK_HOME", str(empty))  # no user cache
+    monkeypatch.setenv("TFDS_DATA_DIR", str(empty))
     assert cli.main(_argv(empty, tmp_path / "run", epochs=1)) == job.EXIT_DATA
     err = capsys.readouterr().err
     assert "Fashion-MNIST could not be read" in err and "--data-root" in err
