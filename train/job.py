@@ -52,6 +52,13 @@ def _previous(cfg: Config) -> ckpt_mod.Checkpoint | None:
     return saved
 
 
+def _device_note(saved: ckpt_mod.Checkpoint, devices: list) -> None:
+    before = saved.meta.get("devices") or []
+    if len(before) != len(devices):
+        _say(f"note: the checkpoint was written training on {len(before)} device(s), this run uses "
+             f"{len(devices)}: the same training, with different float rounding.")
+
+
 def _hang_hook(cfg: Config, epoch: int) -> Any:
     """Testing aid (--_hang-at E:B): stop at a batch, say so, and wait to be killed."""
     if not cfg.hang_at or cfg.hang_at[0] != epoch + 1:
@@ -102,6 +109,7 @@ def run(cfg: Config, devices: list) -> int:
         except ValueError as err:
             _say(f"error: checkpoint {cfg.checkpoint_path} does not fit this network: {err}", err=True)
             return EXIT_CHECKPOINT
+        _device_note(saved, devices)
         np.random.set_state(saved.meta["rng"])
         history = list(saved.meta.get("history", []))
         start = saved.epoch

@@ -1,7 +1,7 @@
 """The seed's LeNet (MXNet "Use GPUs" tutorial), as a HybridSequential so it can be compiled whole.
 
 >>> net = lenet()
->>> [type(b).__name__ for b in net._children.values()]
+>>> [type(b).__name__ for b in net]
 ['Conv2D', 'MaxPool2D', 'Conv2D', 'MaxPool2D', 'Dense', 'Dense', 'Dense']
 """
 
