@@ -7,18 +7,7 @@ import pytest
 
 from framework import gluon, np, npx
 from framework.gluon import nn
-
-
-def lenet():
-    net = nn.HybridSequential()
-    net.add(nn.Conv2D(channels=6, kernel_size=5, activation="relu"),
-            nn.MaxPool2D(pool_size=2, strides=2),
-            nn.Conv2D(channels=16, kernel_size=3, activation="relu"),
-            nn.MaxPool2D(pool_size=2, strides=2),
-            nn.Dense(120, activation="relu"),
-            nn.Dense(84, activation="relu"),
-            nn.Dense(10))
-    return net
+from train.lenet import lenet
 
 
 def load_reference_lenet(net, ref, device=None):
