@@ -47,7 +47,7 @@ FLAG_SETS = {
     "one_core": "",  # run under `taskset -c 0`: XLA's intra-op pool gets one core
     "two_devices": "--xla_force_host_platform_device_count=2",
 }
-FLAG_VARIANTS = ("nchw_lax", "nhwc_reshape_pool", "fast_cpu_ops", "row_layout")
+FLAG_VARIANTS = ("nchw_lax", "nhwc_reshape_pool", "fast_cpu_ops", "fast_cpu_fused", "row_layout")
 
 
 # ------------------------------------------------------------------------------------ formulations
@@ -169,6 +169,11 @@ def _formulations() -> dict[str, Callable]:
         h = relu(h + p["2.bias"][:, None, None])
         return tail(p, h.reshape(h.shape[0], -1))
 
+    def fast_cpu_fused(p, x):  # Conv2D(relu) + MaxPool2D pairs as one op each, NCHW between them
+        h = fast_cpu.conv2d_maxpool2d(x, p["0.weight"], p["0.bias"], activation="relu")
+        h = fast_cpu.conv2d_maxpool2d(h, p["2.weight"], p["2.bias"], activation="relu")
+        return tail(p, h.reshape(h.shape[0], -1))
+
     def row_layout(bw1: int):
         """The whole network in row layout (N, H, features): banded GEMMs whose output columns are
         ordered (w parity, channel, w // 2) so 2x2 pooling is a max of four contiguous blocks, with
@@ -221,6 +226,7 @@ def _formulations() -> dict[str, Callable]:
         "im2col_chwn": im2col_chwn,
         "fast_cpu_ops": fast_cpu_ops,
         "fast_cpu_pool_first": fast_cpu_ops_pool_first,
+        "fast_cpu_fused": fast_cpu_fused,
         "row_layout": row_layout(8),
         "row_layout_bw24": row_layout(24),
     }
@@ -404,7 +410,7 @@ def _parse(argv):
     args = ap.parse_args(argv)
     known = ["nchw_lax", "nchw_reshape_pool", "nhwc_lax", "nhwc_reshape_pool", "im2col_patches",
              "shifted_gemm", "gemm_bwd_one", "gemm_bwd_shifted", "im2col_chwn", "fast_cpu_ops",
-             "fast_cpu_pool_first", "row_layout", "row_layout_bw24"]
+             "fast_cpu_pool_first", "fast_cpu_fused", "row_layout", "row_layout_bw24"]
     args.variants = known if args.variants == "all" else args.variants.split(",")
     unknown = [v for v in args.variants if v not in known]
     if unknown:

@@ -42,7 +42,10 @@ import jax.numpy as jnp
 import numpy as onp
 from jax import lax
 
-__all__ = ["conv2d", "max_pool2d", "supports_conv2d", "supports_max_pool2d", "block_width"]
+__all__ = [
+    "conv2d", "max_pool2d", "conv2d_maxpool2d",
+    "supports_conv2d", "supports_max_pool2d", "supports_conv2d_maxpool2d", "block_width",
+]
 
 IntPair = int | Sequence[int]
 Padding = int | Sequence[int] | Sequence[Sequence[int]]
@@ -150,33 +153,81 @@ def supports_conv2d(
     if min(pad[0] + pad[1]) < 0 or min(x_shape) < 1 or min(w_shape) < 1:
         return False
     ho, wo, bw, nb, win = _geometry(x_shape, w_shape, stride, pad, dilation, None)
-    if ho < 1 or wo < 1 or c > _MAX_IN_CHANNELS or o > _MAX_OUT_CHANNELS:
+    return ho >= 1 and wo >= 1 and _worth_it(x_shape, w_shape, ho, nb, win)
+
+
+def _worth_it(x_shape, w_shape, rows, nb, win) -> bool:
+    """The speed rule of the supports_* predicates (see supports_conv2d)."""
+    n, c = x_shape[:2]
+    o, cg, kh, kw = w_shape
+    if c > _MAX_IN_CHANNELS or o > _MAX_OUT_CHANNELS:
         return False
     waste = (c * win) / (cg * kw)
     return (waste <= _MAX_BAND_WASTE and nb * kh <= _MAX_PIECES
-            and n * ho * nb * kh * c * win <= _MAX_PATCH_FLOATS)
+            and n * rows * nb * kh * c * win <= _MAX_PATCH_FLOATS)
 
 
 @functools.cache
-def _band_onehot(kw: int, win: int, bw: int, sw: int, dw: int, dtype) -> onp.ndarray:
-    """E[j, x, v] = 1 where patch column x feeds output column v through kernel tap j."""
-    e = onp.zeros((kw, win, bw), dtype)
+def _band_onehot(kw: int, win: int, bw: int, sw: int, dw: int, q: int, dtype) -> onp.ndarray:
+    """E[j, x, p, v] = 1 where patch column x feeds output column v*q + p through kernel tap j."""
+    e = onp.zeros((kw, win, q, bw // q), dtype)
     for j in range(kw):
-        for v in range(bw):
-            e[j, v * sw + j * dw, v] = 1
+        for col in range(bw):
+            e[j, col * sw + j * dw, col % q, col // q] = 1
     return e
 
 
-def _band_matrix(w: jax.Array, groups: int, win: int, bw: int, sw: int, dw: int) -> jax.Array:
-    """T[(i, c, x), (o, v)] = w[o, c, i, j] with x == v*sw + j*dw (zero across groups)."""
+def _band_matrix(w: jax.Array, groups: int, win: int, bw: int, sw: int, dw: int, q: int = 1) -> jax.Array:
+    """T[(i, c, x), (p, o, v)] = w[o, c, i, j] with x == (v*q + p)*sw + j*dw (zero across groups)."""
     o, cg, kh, kw = w.shape
     if groups > 1:
         wg = w.reshape(groups, o // groups, cg, kh, kw)
         eye = jnp.eye(groups, dtype=w.dtype)
         w = jnp.einsum("gocij,gh->gohcij", wg, eye).reshape(o, groups * cg, kh, kw)
-    e = jnp.asarray(_band_onehot(kw, win, bw, sw, dw, onp.dtype(w.dtype)))
-    t = jnp.einsum("ocij,jxv->icxov", w, e, precision=lax.Precision.HIGHEST)
+    e = jnp.asarray(_band_onehot(kw, win, bw, sw, dw, q, onp.dtype(w.dtype)))
+    t = jnp.einsum("ocij,jxpv->icxpov", w, e, precision=lax.Precision.HIGHEST)
     return t.reshape(kh * w.shape[1] * win, o * bw)
+
+
+def _check_conv(op, x, w, stride, dilation, groups):
+    if x.ndim != 4 or w.ndim != 4:
+        raise ValueError(
+            f"fast_cpu.{op}: data must be 4-D NCHW and weight 4-D OIHW, got shapes {x.shape} and {w.shape}"
+        )
+    c, o, cg = x.shape[1], w.shape[0], w.shape[1]
+    if min(stride + dilation) < 1:
+        raise ValueError(f"fast_cpu.{op}: stride={stride} and dilation={dilation} must be >= 1")
+    if groups < 1 or cg * groups != c or o % groups:
+        raise ValueError(
+            f"fast_cpu.{op}: weight {w.shape} with groups={groups} does not fit data with {c} "
+            f"channels; expected weight (out, {c} // groups, kh, kw) with out divisible by groups"
+        )
+
+
+def _banded_gemm(x, w, stride, pad, dilation, groups, rows, bw, nb, win, q):
+    """The convolution's first ``rows`` output rows and ``nb*bw`` output columns as one GEMM, laid out
+    (n, row, block, phase, o, column // q) with block column = (column // q) * q + phase."""
+    n, c, h, wid = x.shape
+    o, _, kh, _ = w.shape
+    (sh, sw), (dh, dw) = stride, dilation
+    (ph0, _), (pw0, _) = pad
+    h_need = (rows - 1) * sh + (kh - 1) * dh + 1
+    w_need = (nb - 1) * bw * sw + win
+    # NCHW -> NHCW (free when C == 1), then zero padding; negative high padding crops unused cells.
+    xt = jnp.transpose(x, (0, 2, 1, 3))
+    zero = jnp.zeros((), x.dtype)
+    xp = lax.pad(xt, zero, ((0, 0, 0), (ph0, h_need - h - ph0, 0), (0, 0, 0), (pw0, w_need - wid - pw0, 0)))
+    # Column blocks first (nb slices of the padded input), then row taps (kh slices): two small
+    # concatenations that XLA fuses; one concatenation of nb*kh slices it would not fuse (2-5x slower).
+    blocks = jnp.concatenate(
+        [lax.slice_in_dim(xp, k * bw * sw, k * bw * sw + win, axis=3)[:, :, None] for k in range(nb)], axis=2)
+    rows_end = (rows - 1) * sh + 1
+    patches = jnp.concatenate(
+        [lax.slice_in_dim(blocks, i * dh, i * dh + rows_end, sh, axis=1)[:, :, :, None] for i in range(kh)],
+        axis=3).reshape(n * rows * nb, kh * c * win)  # rows (n, row, block), columns (i, c, x)
+    t = _band_matrix(w.astype(x.dtype), groups, win, bw, sw, dw, q)
+    y = jnp.matmul(patches, t, precision=lax.Precision.HIGHEST)
+    return y.reshape(n, rows, nb, q, o, bw // q)
 
 
 def conv2d(
@@ -201,47 +252,18 @@ def conv2d(
     >>> conv2d(jnp.ones((1, 1, 4, 4)), jnp.ones((1, 1, 2, 2)), stride=2).tolist()
     [[[[4.0, 4.0], [4.0, 4.0]]]]
     """
-    if x.ndim != 4 or w.ndim != 4:
-        raise ValueError(
-            f"fast_cpu.conv2d: data must be 4-D NCHW and weight 4-D OIHW, got shapes {x.shape} and "
-            f"{w.shape}"
-        )
     stride, dilation, pad = _pair("stride", stride), _pair("dilation", dilation), _padding(pad)
-    n, c, h, wid = x.shape
-    o, cg, kh, kw = w.shape
-    if min(stride + dilation) < 1:
-        raise ValueError(f"fast_cpu.conv2d: stride={stride} and dilation={dilation} must be >= 1")
-    if groups < 1 or cg * groups != c or o % groups:
-        raise ValueError(
-            f"fast_cpu.conv2d: weight {w.shape} with groups={groups} does not fit data with {c} "
-            f"channels; expected weight (out, {c} // groups, kh, kw) with out divisible by groups"
-        )
+    _check_conv("conv2d", x, w, stride, dilation, groups)
+    n, _, h, wid = x.shape
+    o, _, kh, kw = w.shape
     ho, wo, bw, nb, win = _geometry(x.shape, w.shape, stride, pad, dilation, block_width)
     if ho < 1 or wo < 1:
         raise ValueError(
             f"fast_cpu.conv2d: the dilated kernel {(kh, kw)} (dilation {dilation}) does not fit the "
             f"padded input {(h, wid)} + pad {pad}; use a smaller kernel or more padding"
         )
-    sh, sw = stride
-    dh, dw = dilation
-    (ph0, _), (pw0, _) = pad
-    h_need = (ho - 1) * sh + (kh - 1) * dh + 1
-    w_need = (nb - 1) * bw * sw + win
-    # NCHW -> NHCW (free when C == 1), then zero padding; negative high padding crops unused cells.
-    xt = jnp.transpose(x, (0, 2, 1, 3))
-    zero = jnp.zeros((), x.dtype)
-    xp = lax.pad(xt, zero, ((0, 0, 0), (ph0, h_need - h - ph0, 0), (0, 0, 0), (pw0, w_need - wid - pw0, 0)))
-    rows_end = (ho - 1) * sh + 1
-    pieces = [
-        lax.slice(xp, (0, i * dh, 0, k * bw * sw), (n, i * dh + rows_end, c, k * bw * sw + win),
-                  (1, sh, 1, 1))
-        for k in range(nb)
-        for i in range(kh)
-    ]
-    patches = jnp.stack(pieces, axis=2).reshape(n * ho * nb, kh * c * win)
-    t = _band_matrix(w.astype(x.dtype), groups, win, bw, sw, dw)
-    y = jnp.matmul(patches, t, precision=lax.Precision.HIGHEST).reshape(n, ho, nb, o, bw)
-    y = jnp.transpose(y, (0, 3, 1, 2, 4)).reshape(n, o, ho, nb * bw)
+    y = _banded_gemm(x, w, stride, pad, dilation, groups, ho, bw, nb, win, 1)
+    y = jnp.transpose(y.reshape(n, ho, nb, o, bw), (0, 3, 1, 2, 4)).reshape(n, o, ho, nb * bw)
     if nb * bw != wo:
         y = y[..., :wo]
     if b is not None:
@@ -266,29 +288,18 @@ def _tiled_max_fwd(xr, axes):
     return m, (xr, m)
 
 
-def _first_index(parts, m):
-    """Index of the first part equal to ``m`` (the last index when none is, e.g. NaN)."""
-    k = jnp.full(m.shape, len(parts) - 1, jnp.int32)
-    for idx in reversed(range(len(parts) - 1)):
-        k = jnp.where(parts[idx] == m, jnp.int32(idx), k)
-    return k
-
-
 def _tiled_max_bwd(axes, res, g):
     xr, m = res
     ha, wa = axes
     kh, kw = xr.shape[ha], xr.shape[wa]
-    mb, gb = jnp.expand_dims(m, axes), jnp.expand_dims(g, axes)
-    parts = [
-        lax.index_in_dim(lax.index_in_dim(xr, i, ha, keepdims=True), j, wa, keepdims=True)
-        for i in range(kh)
-        for j in range(kw)
-    ]
-    k = _first_index(parts, mb)
     shape = [1] * xr.ndim
     shape[ha], shape[wa] = kh, kw
     pos = kw * lax.broadcasted_iota(jnp.int32, shape, ha) + lax.broadcasted_iota(jnp.int32, shape, wa)
-    return (jnp.where(pos == k, gb, jnp.zeros((), g.dtype)),)
+    # Each window's first maximum as a reduction: XLA materialises it at pooled size. Written as
+    # elementwise compares instead, XLA fuses the producer of ``xr`` (often a transpose + bias + relu)
+    # into the full-size select and recomputes it ~4x per cell (measured 3x slower steps).
+    first = jnp.min(jnp.where(xr == jnp.expand_dims(m, axes), pos, kh * kw), axis=axes, keepdims=True)
+    return (jnp.where(pos == first, jnp.expand_dims(g, axes), jnp.zeros((), g.dtype)),)
 
 
 _tiled_max.defvjp(_tiled_max_fwd, _tiled_max_bwd)
@@ -318,12 +329,14 @@ def _strided_max_bwd(kernel, stride, out, res, g):
     xp, m = res
     (kh, kw), (sh, sw), (ho, wo) = kernel, stride, out
     hp, wp = xp.shape[2:]
-    k = _first_index(_windows(xp, kernel, stride, out), m)
+    wins = jnp.stack(_windows(xp, kernel, stride, out))
+    pos = lax.broadcasted_iota(jnp.int32, wins.shape, 0)
+    first = jnp.min(jnp.where(wins == m, pos, kh * kw), axis=0)  # a reduction: see _tiled_max_bwd
     zero = jnp.zeros((), g.dtype)
     grad = None
     for idx in range(kh * kw):
         i, j = divmod(idx, kw)
-        part = jnp.where(k == idx, g, zero)
+        part = jnp.where(first == idx, g, zero)
         hi_h, hi_w = hp - i - (ho - 1) * sh - 1, wp - j - (wo - 1) * sw - 1
         part = lax.pad(part, zero, ((0, 0, 0), (0, 0, 0), (i, hi_h, sh - 1), (j, hi_w, sw - 1)))
         grad = part if grad is None else grad + part
@@ -409,3 +422,104 @@ def max_pool2d(
         return _tiled_max(xp.reshape(n, c, ho, kh, wo, kw), (3, 5))
     return _strided_max(xp, kernel, stride, out)
 
+
+
+# ---------------------------------------------------------------------------- convolution + max pooling
+def _fused_geometry(x_shape, w_shape, stride, pad, dilation, pool, block_width_):
+    n, c, h, w = x_shape
+    o, _, kh, kw = w_shape
+    ho = _out_len(h, *pad[0], kh, stride[0], dilation[0])
+    wo = _out_len(w, *pad[1], kw, stride[1], dilation[1])
+    hp, wp = ho // pool[0], wo // pool[1]
+    if hp < 1 or wp < 1:
+        return hp, wp, 1, 1, 1
+    if block_width_ is None:
+        bwp = block_width(wp, o * pool[1])
+    else:
+        bwp = max(1, min(int(block_width_) // pool[1], wp))
+    bw, nb = bwp * pool[1], -(-wp // bwp)
+    return hp, wp, bw, nb, (bw - 1) * stride[1] + (kw - 1) * dilation[1] + 1
+
+
+def supports_conv2d_maxpool2d(
+    x_shape: Sequence[int],
+    w_shape: Sequence[int],
+    stride: IntPair = 1,
+    pad: Padding = 0,
+    dilation: IntPair = 1,
+    groups: int = 1,
+    pool: IntPair = 2,
+    dtype=jnp.float32,
+) -> bool:
+    """Whether :func:`conv2d_maxpool2d` handles this convolution + pooling and is expected to be fast
+    (the rule of :func:`supports_conv2d`, and at least one pooled output cell).
+
+    >>> supports_conv2d_maxpool2d((256, 1, 28, 28), (6, 1, 5, 5))
+    True
+    """
+    try:
+        pool = _pair("pool", pool)
+        if not supports_conv2d(x_shape, w_shape, stride, pad, dilation, groups, dtype) or min(pool) < 1:
+            return False
+        stride, dilation, pad = _pair("stride", stride), _pair("dilation", dilation), _padding(pad)
+    except (TypeError, ValueError):
+        return False
+    hp, wp, bw, nb, win = _fused_geometry(x_shape, w_shape, stride, pad, dilation, pool, None)
+    return hp >= 1 and wp >= 1 and _worth_it(x_shape, w_shape, hp * pool[0], nb, win)
+
+
+def conv2d_maxpool2d(
+    x: jax.Array,
+    w: jax.Array,
+    b: jax.Array | None = None,
+    stride: IntPair = (1, 1),
+    pad: Padding = (0, 0),
+    dilation: IntPair = (1, 1),
+    groups: int = 1,
+    *,
+    pool: IntPair = (2, 2),
+    activation: str | None = None,
+    block_width: int | None = None,
+) -> jax.Array:
+    """``max_pool2d(act(conv2d(x, w, b, ...)), pool)`` in one pass: Gluon's Conv2D(activation) followed
+    by MaxPool2D(pool) (stride = pool, no padding, floor mode), NCHW in and out.
+
+    The banded GEMM orders each block's output columns by their position in the pooling window, so
+    the pooling is a maximum over contiguous blocks of the GEMM's output, taken before the bias and the
+    activation (``max(relu(z + b)) == relu(max(z) + b)``: 1/4 of the elementwise work for 2x2 pools),
+    and only the pooled result is transposed to NCHW. Values and gradients equal the separate lax ops
+    within float32 rounding (ties go to the first maximum, as in ``lax.reduce_window``).
+    ``activation`` is None or 'relu' (the monotone activations that commute with max exactly).
+
+    >>> import jax.numpy as jnp
+    >>> conv2d_maxpool2d(jnp.ones((1, 1, 6, 6)), -jnp.ones((2, 1, 3, 3)), jnp.array([10.0, 8.0]),
+    ...                  activation='relu').tolist()
+    [[[[1.0, 1.0], [1.0, 1.0]], [[0.0, 0.0], [0.0, 0.0]]]]
+    """
+    if activation not in (None, "relu"):
+        raise ValueError(
+            f"fast_cpu.conv2d_maxpool2d: activation={activation!r} is not supported; use None or 'relu' "
+            f"(or call conv2d, the activation and max_pool2d separately)"
+        )
+    stride, dilation, pad = _pair("stride", stride), _pair("dilation", dilation), _padding(pad)
+    pool = _pair("pool", pool)
+    _check_conv("conv2d_maxpool2d", x, w, stride, dilation, groups)
+    n, _, h, wid = x.shape
+    o = w.shape[0]
+    if min(pool) < 1:
+        raise ValueError(f"fast_cpu.conv2d_maxpool2d: pool={pool} must be >= 1")
+    hp, wp, bw, nb, win = _fused_geometry(x.shape, w.shape, stride, pad, dilation, pool, block_width)
+    if hp < 1 or wp < 1:
+        raise ValueError(
+            f"fast_cpu.conv2d_maxpool2d: data {(h, wid)} with kernel {w.shape[2:]}, stride {stride}, pad "
+            f"{pad}, dilation {dilation} leaves no {pool} pooling window; use a smaller kernel or pool"
+        )
+    ph, pw = pool
+    y = _banded_gemm(x, w, stride, pad, dilation, groups, hp * ph, bw, nb, win, pw)
+    y = _tiled_max(y.reshape(n, hp, ph, nb, pw, o, bw // pw), (2, 4))  # (n, hp, nb, o, bw // pw)
+    if b is not None:
+        y = y + b.astype(y.dtype).reshape(1, 1, 1, o, 1)
+    if activation == "relu":
+        y = jax.nn.relu(y)
+    y = jnp.transpose(y, (0, 3, 1, 2, 4)).reshape(n, o, hp, nb * (bw // pw))
+    return y[..., :wp] if nb * (bw // pw) != wp else y

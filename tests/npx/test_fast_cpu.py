@@ -52,8 +52,11 @@ CONV_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CONV_CASES, ids=[f"conv{i}" for i in range(len(CONV_CASES))])
-@pytest.mark.parametrize("bw", [None, 2])
+@pytest.mark.parametrize(
+    ("case", "bw"),
+    [(c, None) for c in CONV_CASES] + [(CONV_CASES[i], 2) for i in (1, 2, 4)],  # explicit block widths
+    ids=[f"conv{i}" for i in range(len(CONV_CASES))] + [f"conv{i}-bw2" for i in (1, 2, 4)],
+)
 def test_conv2d_values_and_gradients_equal_lax(case, bw):
     xs, ws, stride, pad, dil, groups = case
     rng = onp.random.default_rng(hash((case[0], case[1])) % 2**32)
@@ -84,7 +87,7 @@ def test_conv2d_values_and_gradients_equal_lax(case, bw):
 
 def test_conv2d_random_shapes_under_jit():
     rng = onp.random.default_rng(7)
-    for _ in range(4):
+    for _ in range(3):
         c, o, k = (int(v) for v in rng.integers(1, 5, 3))
         h, wd = (int(v) for v in rng.integers(k, k + 9, 2))
         stride, pad = int(rng.integers(1, 3)), int(rng.integers(0, 2))
@@ -105,7 +108,7 @@ def test_conv2d_check_grads():
     x = jnp.asarray(rng.standard_normal((2, 2, 6, 7)), jnp.float32)
     w = jnp.asarray(rng.standard_normal((3, 2, 3, 3)), jnp.float32)
     b = jnp.asarray(rng.standard_normal(3), jnp.float32)
-    check_grads(lambda x, w, b: fast_cpu.conv2d(x, w, b, 1, 1), (x, w, b), order=1, modes=("rev",),
+    check_grads(jax.jit(lambda x, w, b: fast_cpu.conv2d(x, w, b, 1, 1)), (x, w, b), order=1, modes=("rev",),
                 atol=2e-2, rtol=2e-2)
 
 
@@ -125,8 +128,9 @@ def test_conv2d_equals_npx_convolution():
     x = jnp.asarray(rng.standard_normal((2, 6, 12, 12)), jnp.float32)
     w = jnp.asarray(rng.standard_normal((16, 6, 3, 3)), jnp.float32)
     b = jnp.asarray(rng.standard_normal(16), jnp.float32)
-    want = npx.convolution(x, w, b, kernel=(3, 3), num_filter=16, pad=(1, 1))
-    _close(fast_cpu.conv2d(x, w, b, pad=1), want)
+    conv = jax.jit(lambda x, w, b: npx.convolution(x, w, b, kernel=(3, 3), num_filter=16, pad=(1, 1)))
+    want = conv(x, w, b)
+    _close(jax.jit(lambda x, w, b: fast_cpu.conv2d(x, w, b, pad=1))(x, w, b), want)
 
 
 def test_supports_conv2d():
@@ -221,19 +225,25 @@ def test_max_pool2d_matches_mxnet(ref, case):
 def test_max_pool2d_equals_npx_pooling_with_gradient():
     x = jnp.asarray(onp.random.default_rng(5).integers(0, 4, (2, 3, 9, 8)), jnp.float32)
     for kw in (dict(kernel=(2, 2), stride=(2, 2)), dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1))):
-        want, vjp_want = jax.vjp(lambda x, kw=kw: npx.pooling(x, pooling_convention="full", **kw), x)
-        got, vjp_got = jax.vjp(lambda x, kw=kw: fast_cpu.max_pool2d(
-            x, kw["kernel"], kw["stride"], kw.get("pad", 0), ceil_mode=True), x)
+
+        @jax.jit
+        def both(x, kw=kw):
+            want, vjp_want = jax.vjp(lambda x: npx.pooling(x, pooling_convention="full", **kw), x)
+            got, vjp_got = jax.vjp(lambda x: fast_cpu.max_pool2d(
+                x, kw["kernel"], kw["stride"], kw.get("pad", 0), ceil_mode=True), x)
+            return got, want, vjp_got(jnp.ones_like(got))[0], vjp_want(jnp.ones_like(want))[0]
+
+        got, want, g_got, g_want = both(x)
         onp.testing.assert_array_equal(got, want)
-        onp.testing.assert_allclose(vjp_got(jnp.ones_like(got))[0], vjp_want(jnp.ones_like(want))[0])
+        onp.testing.assert_allclose(g_got, g_want)
 
 
 def test_max_pool2d_integers_and_check_grads():
     xi = jnp.arange(32, dtype=jnp.int32).reshape(1, 2, 4, 4)
     onp.testing.assert_array_equal(fast_cpu.max_pool2d(xi, 2), [[[[5, 7], [13, 15]], [[21, 23], [29, 31]]]])
     x = jnp.asarray(onp.random.default_rng(2).permutation(72).reshape(1, 2, 6, 6), jnp.float32)
-    check_grads(lambda x: fast_cpu.max_pool2d(x, 3, 2, 1), (x,), order=1, modes=("rev",), eps=0.1)
-    check_grads(lambda x: fast_cpu.max_pool2d(x, 2), (x,), order=1, modes=("rev",), eps=0.1)
+    check_grads(jax.jit(lambda x: fast_cpu.max_pool2d(x, 3, 2, 1)), (x,), order=1, modes=("rev",), eps=0.1)
+    check_grads(jax.jit(lambda x: fast_cpu.max_pool2d(x, 2)), (x,), order=1, modes=("rev",), eps=0.1)
 
 
 def test_supports_and_errors_max_pool2d():
@@ -247,3 +257,64 @@ def test_supports_and_errors_max_pool2d():
         fast_cpu.max_pool2d(jnp.ones((1, 1, 2, 2)), 3)
     with pytest.raises(ValueError, match=r"kernel=\(2, 2, 2\) must be an int or 2 ints"):
         fast_cpu.max_pool2d(jnp.ones((1, 1, 4, 4)), (2, 2, 2))
+
+
+def _ref_conv_pool(x, w, b, stride, pad, dilation, groups, pool, activation):
+    y = _ref_conv(x, w, b, stride, pad, dilation, groups)
+    y = jax.nn.relu(y) if activation == "relu" else y
+    return _ref_pool(y, pool, pool, 0, False)
+
+
+# (x shape, w shape, stride, pad, dilation, groups, pool, activation, block width)
+FUSED_CASES = [
+    ((4, 1, 28, 28), (6, 1, 5, 5), 1, 0, 1, 1, 2, "relu", None),
+    ((4, 6, 12, 12), (16, 6, 3, 3), 1, 0, 1, 1, 2, "relu", None),
+    ((4, 6, 12, 12), (16, 6, 3, 3), 1, 0, 1, 1, 2, "relu", 4),
+    ((3, 4, 9, 11), (6, 2, 3, 2), (2, 1), ((1, 2), (0, 1)), (1, 2), 2, 2, None, None),
+    ((2, 3, 9, 9), (5, 3, 3, 3), 1, 1, 1, 1, (3, 2), "relu", 4),
+    ((2, 2, 13, 13), (4, 2, 2, 2), 1, 0, 1, 1, 3, "relu", None),
+]
+
+
+@pytest.mark.parametrize("case", FUSED_CASES, ids=[f"fused{i}" for i in range(len(FUSED_CASES))])
+def test_conv2d_maxpool2d_equals_separate_lax_ops(case):
+    xs, ws, stride, pad, dil, groups, pool, act, bw = case
+    rng = onp.random.default_rng(sum(xs) + sum(ws))
+
+    def fast(x, w, b):
+        return fast_cpu.conv2d_maxpool2d(x, w, b, stride, pad, dil, groups, pool=pool, activation=act,
+                                         block_width=bw)
+
+    def ref(x, w, b):
+        return _ref_conv_pool(x, w, b, stride, pad, dil, groups, pool, act)
+
+    @jax.jit
+    def values_and_grads(x, w, b, ct):
+        out = {}
+        for name, f in (("fast", fast), ("ref", ref)):
+            y, vjp = jax.vjp(f, x, w, b)
+            out[name] = (y, *vjp(ct))
+        return out
+
+    for ints in (False, True):  # small integers make ties in the pooling windows
+        draw = (lambda s: rng.integers(-1, 2, s)) if ints else rng.standard_normal
+        x, w, b = (jnp.asarray(draw(s), jnp.float32) for s in (xs, ws, (ws[0],)))
+        ct = jnp.asarray(rng.standard_normal(ref(x, w, b).shape), jnp.float32)
+        out = values_and_grads(x, w, b, ct)
+        for got, want in zip(out["fast"], out["ref"], strict=True):
+            _close(got, want)
+
+
+def test_conv2d_maxpool2d_supports_and_errors():
+    assert fast_cpu.supports_conv2d_maxpool2d((256, 1, 28, 28), (6, 1, 5, 5))
+    assert fast_cpu.supports_conv2d_maxpool2d((256, 6, 12, 12), (16, 6, 3, 3), pool=2)
+    assert not fast_cpu.supports_conv2d_maxpool2d((2, 1, 5, 5), (6, 1, 5, 5))  # 1x1 output, no 2x2 window
+    assert not fast_cpu.supports_conv2d_maxpool2d((8, 64, 14, 14), (64, 64, 3, 3))
+    assert not fast_cpu.supports_conv2d_maxpool2d((8, 1, 28, 28), (6, 1, 5, 5), pool=0)
+    x, w = jnp.ones((1, 1, 8, 8)), jnp.ones((2, 1, 3, 3))
+    with pytest.raises(ValueError, match="activation='tanh' is not supported; use None or 'relu'"):
+        fast_cpu.conv2d_maxpool2d(x, w, activation="tanh")
+    with pytest.raises(ValueError, match=r"leaves no \(7, 7\) pooling window"):
+        fast_cpu.conv2d_maxpool2d(x, w, pool=7)
+    with pytest.raises(ValueError, match=r"pool=\(0, 0\) must be >= 1"):
+        fast_cpu.conv2d_maxpool2d(x, w, pool=0)
