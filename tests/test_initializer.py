@@ -88,11 +88,10 @@ def test_same_key_same_values_and_array_form():
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float64", "float32"])
 def test_dtypes(dtype):
-    if dtype == "float64" and not jax.config.jax_enable_x64:
-        pytest.skip("x64 disabled")
-    w = init.Uniform()("0.weight", (3, 3), dtype, key=KEY)
-    assert w.dtype == jnp.dtype(dtype)
-    assert init.Zero().init_array((2,), dtype).dtype == jnp.dtype(dtype)
+    with jax.enable_x64(dtype == "float64"):
+        w = init.Uniform()("0.weight", (3, 3), dtype, key=KEY)
+        assert w.dtype == jnp.dtype(dtype)
+        assert init.Zero().init_array((2,), dtype).dtype == jnp.dtype(dtype)
 
 
 def test_normal_std():
