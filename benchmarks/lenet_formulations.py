@@ -328,7 +328,9 @@ _TORCH_SCRIPT = r"""
 import json, sys, time
 import numpy as onp, torch
 from torch import nn
-rounds, inner = int(sys.argv[1]), int(sys.argv[2])
+rounds, inner, threads = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+if threads:
+    torch.set_num_threads(threads)
 net = nn.Sequential(nn.Conv2d(1, 6, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(6, 16, 3), nn.ReLU(),
                     nn.MaxPool2d(2), nn.Flatten(), nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84),
                     nn.ReLU(), nn.Linear(84, 10))
@@ -338,7 +340,7 @@ x = torch.tensor(rng.uniform(0, 1, (256, 1, 28, 28)).astype("f4"))
 y = torch.tensor(rng.randint(0, 10, 256)).long()
 lossf = nn.CrossEntropyLoss(reduction="sum")
 def step():
-    opt.zero_grad(); loss = lossf(net(x), y); loss.backward(); opt.step(); return float(loss)
+    opt.zero_grad(); loss = lossf(net(x), y); loss.backward(); opt.step(); return float(loss.detach())
 for _ in range(20): step()
 ts = []
 for _ in range(rounds * inner):
@@ -444,15 +446,17 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             results[fs] = res
             _print_table(fs, res)
-    if args.torch:
-        proc = subprocess.run([args.torch, "-c", _TORCH_SCRIPT, str(args.rounds), str(args.inner * 4)],
-                              capture_output=True, text=True, timeout=args.timeout)
-        line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
-        if line is None:
-            print(f"\nPyTorch run failed: {proc.stderr.strip()[-400:]}")
-        else:
+    if args.torch:  # 1 thread, and torch's default (its OpenMP threads spin: slow on a busy machine)
+        for threads in (1, 0):
+            proc = subprocess.run([args.torch, "-c", _TORCH_SCRIPT, str(args.rounds), str(args.inner * 4),
+                                   str(threads)], capture_output=True, text=True, timeout=args.timeout)
+            line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
+            if line is None:
+                print(f"\nPyTorch run failed: {proc.stderr.strip()[-400:]}")
+                break
             t = json.loads(line[7:])
-            print(f"\n== PyTorch {t['version']} eager ({t['threads']} threads): {t['med'] * 1e3:.2f} ms/step "
+            print(f"\n== PyTorch {t['version']} eager, {t['threads']} thread(s): "
+                  f"{t['med'] * 1e3:.2f} ms/step "
                   f"(p10 {t['p10'] * 1e3:.2f}), epoch {t['med'] * STEPS_PER_EPOCH:.2f} s "
                   f"(p10 {t['p10'] * STEPS_PER_EPOCH:.2f} s)")
     return 0

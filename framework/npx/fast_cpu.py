@@ -50,8 +50,9 @@ __all__ = [
 IntPair = int | Sequence[int]
 Padding = int | Sequence[int] | Sequence[Sequence[int]]
 
-# The GEMM's column count (out_channels * block_width) below which XLA's dot kernels lose their speed.
-_MIN_GEMM_COLUMNS = 48
+# The smallest band matrix (patch-row length x GEMM columns) worth a patch row: smaller blocks waste
+# fewer multiply-adds but run XLA's GEMM at a lower rate (LeNet on 2 x86 cores: 8 and 2 columns).
+_MIN_BAND_ENTRIES = 2048
 # supports_conv2d admits a convolution when the banded GEMM does at most this many times the
 # convolution's own multiply-adds, the patch matrix stays this small (floats) and is cut from at most
 # this many slices ...
@@ -92,15 +93,19 @@ def _out_len(size: int, lo: int, hi: int, k: int, s: int, d: int) -> int:
 
 
 # ----------------------------------------------------------------------------------------- convolution
-def block_width(out_width: int, out_channels: int) -> int:
-    """Output columns per patch row: the smallest divisor of ``out_width`` whose GEMM has at least
-    48 columns (``out_channels * block_width``), else the whole row.
+def block_width(out_width: int, out_channels: int, in_channels: int = 1, kernel: IntPair = 1,
+                stride: int = 1, dilation: int = 1, multiple: int = 1) -> int:
+    """Output columns per patch row: the smallest multiple of ``multiple`` that divides ``out_width``
+    and makes the band matrix (``kh * in_channels * window`` x ``out_channels * width``) at least
+    2048 entries, else the whole row. ``multiple`` is the pooling width of :func:`conv2d_maxpool2d`.
 
-    >>> block_width(24, 6), block_width(10, 16), block_width(5, 120)
-    (8, 5, 1)
+    >>> block_width(24, 6, 1, 5), block_width(10, 16, 6, 3), block_width(24, 6, 1, 5, multiple=2)
+    (8, 2, 8)
     """
-    for bw in range(1, out_width + 1):
-        if out_width % bw == 0 and out_channels * bw >= _MIN_GEMM_COLUMNS:
+    kh, kw = _pair("kernel", kernel)
+    for bw in range(multiple, out_width + 1, multiple):
+        win = (bw - 1) * stride + (kw - 1) * dilation + 1
+        if out_width % bw == 0 and kh * in_channels * win * out_channels * bw >= _MIN_BAND_ENTRIES:
             return bw
     return out_width
 
@@ -115,7 +120,10 @@ def _geometry(x_shape, w_shape, stride, pad, dilation, bw):
     wo = _out_len(w, pw0, pw1, kw, sw, dw)
     if ho < 1 or wo < 1:
         return ho, wo, 1, 1, 1
-    bw = block_width(wo, o) if bw is None else max(1, min(int(bw), wo))
+    if bw is None:
+        bw = block_width(wo, o, c, (kh, kw), stride[1], dilation[1])
+    else:
+        bw = max(1, min(int(bw), wo))
     nb = -(-wo // bw)
     win = (bw - 1) * sw + (kw - 1) * dw + 1
     return ho, wo, bw, nb, win
@@ -434,7 +442,7 @@ def _fused_geometry(x_shape, w_shape, stride, pad, dilation, pool, block_width_)
     if hp < 1 or wp < 1:
         return hp, wp, 1, 1, 1
     if block_width_ is None:
-        bwp = block_width(wp, o * pool[1])
+        bwp = block_width(wp * pool[1], o, c, (kh, kw), stride[1], dilation[1], pool[1]) // pool[1]
     else:
         bwp = max(1, min(int(block_width_) // pool[1], wp))
     bw, nb = bwp * pool[1], -(-wp // bwp)

@@ -165,9 +165,11 @@ def test_conv2d_errors_name_the_problem():
 
 
 def test_block_width():
-    assert fast_cpu.block_width(24, 6) == 8
-    assert fast_cpu.block_width(10, 16) == 5
-    assert fast_cpu.block_width(7, 1) == 7
+    assert fast_cpu.block_width(24, 6, 1, 5) == 8  # LeNet's conv1
+    assert fast_cpu.block_width(10, 16, 6, 3) == 2  # LeNet's conv2
+    assert fast_cpu.block_width(24, 6, 1, 5, multiple=2) == 8  # conv1 before a 2x2 pool
+    assert fast_cpu.block_width(10, 16, 6, 3, multiple=4) == 10  # no multiple of 4 divides 10
+    assert fast_cpu.block_width(7, 1) == 7  # too small for any block: the whole row
 
 
 # (x shape, kernel, stride, pad, ceil_mode): tiling windows take the reshape path, others strided slices
