@@ -88,15 +88,27 @@ def test_non_finite_loss_stops_and_keeps_the_last_good_checkpoint(tmp_path, fash
     assert (out / "checkpoint.params").read_bytes() == before
 
 
-def test_existing_checkpoint_needs_resume_or_overwrite(tmp_path, fashion_root, one_epoch, capsys):
+def test_unfinished_checkpoint_needs_resume_or_overwrite(tmp_path, fashion_root, one_epoch, capsys):
+    from train import checkpoint
+
     out = tmp_path / "run"
     shutil.copytree(one_epoch, out)
+    saved = checkpoint.load(out / "checkpoint.params")
+    assert saved.meta["finished"] is True  # the 1-epoch run finished
+    checkpoint.save(out / "checkpoint.params", saved.arrays, {**saved.meta, "finished": False})
     before = (out / "checkpoint.params").read_bytes()
     assert cli.main(_argv(fashion_root, out)) == job.EXIT_CHECKPOINT
-    assert "already exists" in capsys.readouterr().err
+    assert "an unfinished run's checkpoint (after epoch 1) exists" in capsys.readouterr().err
     assert cli.main(_argv(fashion_root, out, "--resume", "--batch-size", "32")) == job.EXIT_CHECKPOINT
     assert "batch_size: checkpoint 64, now 32" in capsys.readouterr().err
     assert (out / "checkpoint.params").read_bytes() == before
+
+
+def test_a_finished_runs_checkpoint_gives_way_to_a_new_run(tmp_path, fashion_root, one_epoch, capsys):
+    out = tmp_path / "run"
+    shutil.copytree(one_epoch, out)
+    assert cli.main(_argv(fashion_root, out, epochs=1)) == job.EXIT_OK
+    assert "had finished; starting a new one" in capsys.readouterr().out
 
 
 def test_damaged_checkpoint_is_reported_and_left_alone(tmp_path, fashion_root, one_epoch, capsys):

@@ -27,9 +27,12 @@ outputs:
   OUT/metrics.json, .csv        per epoch: train loss, test accuracy, seconds, samples/s
   OUT/curves.png                loss and test accuracy against the epoch
 
+An unfinished run's checkpoint in OUT needs --resume (or --overwrite); a finished run's is replaced by
+a new run.
+
 exit status: 0 done; 2 bad arguments or no data; 3 checkpoint problem (damaged, made with other settings, or
-present without --resume/--overwrite; it is never overwritten then); 4 the training loss became
-non-finite (training stops, the last good checkpoint is kept).
+an unfinished run's without --resume/--overwrite; it is never overwritten then); 4 the training loss
+became non-finite (training stops, the last good checkpoint is kept).
 
 examples:
   python -m train                                  # the seed's run on every GPU, else the CPU

@@ -40,12 +40,16 @@ def _previous(cfg: Config) -> ckpt_mod.Checkpoint | None:
     if cfg.overwrite and not cfg.resume:
         _say(f"note: --overwrite: {path} will be replaced at the end of the first epoch.")
         return None
+    saved = ckpt_mod.load(path)  # a damaged file stops the job here, whatever the flags
     if not cfg.resume:
+        if saved.meta.get("finished"):  # its outputs were written: a new run may replace it
+            _say(f"note: the run in {path} had finished; starting a new one (its checkpoint is replaced "
+                 "after epoch 1).")
+            return None
         raise ckpt_mod.CheckpointError(
-            f"a checkpoint already exists at {path}. Pass --resume to continue that run, --overwrite to "
-            "start again and replace it, or --out DIR to train elsewhere."
+            f"an unfinished run's checkpoint (after epoch {saved.epoch}) exists at {path}. Pass --resume to "
+            "continue it, --overwrite to start again and replace it, or --out DIR to train elsewhere."
         )
-    saved = ckpt_mod.load(path)
     ckpt_mod.compare_fingerprints(saved.meta.get("fingerprint", {}), cfg.fingerprint(), str(path))
     if saved.meta.get("lr") != cfg.lr:
         _say(f"note: the learning rate changes from {saved.meta.get('lr')} (checkpoint) to {cfg.lr}.")
@@ -140,7 +144,8 @@ def run(cfg: Config, devices: list) -> int:
             meta = {"epoch": epoch + 1, "fingerprint": cfg.fingerprint(), "rng": np.random.get_state(),
                     "data_order": {"scheme": "permutation(fold_in(key(seed), epoch), n)",
                                    "seed": cfg.seed, "next_epoch": epoch + 1, "n": len(train)},
-                    "history": history, "lr": cfg.lr, "devices": [str(d) for d in devices]}
+                    "history": history, "lr": cfg.lr, "devices": [str(d) for d in devices],
+                    "finished": epoch + 1 >= cfg.epochs}
             ckpt_mod.save(cfg.checkpoint_path, loop.state_arrays(), meta)
     loop.sync()
     if writer:
