@@ -101,7 +101,8 @@ def test_uneven_batch_is_padded_and_masked():
     close(compiled(jax.devices()[:4], data), gluon_loop([npx.cpu(0)], data))
 
 
-def test_epoch_program_equals_steps():
+@pytest.mark.parametrize("steps_per_program", [2, None])
+def test_epoch_program_equals_steps(steps_per_program):
     net_a, net_b = make_net(), make_net()
     rng = onp.random.RandomState(3)
     x = rng.rand(20, 1, 10, 10).astype(onp.float32)
@@ -110,7 +111,7 @@ def test_epoch_program_equals_steps():
     tb = gluon.Trainer(net_b.collect_params(), "sgd", {"learning_rate": 0.1})
     step_a = parallel.DataParallel(net_a, gluon.loss.SoftmaxCrossEntropyLoss(), ta, devices=jax.devices()[:2])
     step_b = parallel.DataParallel(net_b, gluon.loss.SoftmaxCrossEntropyLoss(), tb, devices=jax.devices()[:2])
-    losses = step_a.epoch(x, y, batch_size=8, shuffle=False)
+    losses = step_a.epoch(x, y, batch_size=8, shuffle=False, steps_per_program=steps_per_program)
     for i in range(0, 20, 8):
         step_b(x[i:i + 8], y[i:i + 8], batch_size=8)
     step_a.sync()
