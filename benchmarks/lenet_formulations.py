@@ -8,9 +8,10 @@ reference of the default-flag run, and the loss after 20 training steps). XLA fl
 and two CPU devices (data parallel with shard_map) each run in a subprocess, because XLA reads its
 flags once. PyTorch eager is timed too when ``--torch PYTHON`` names an interpreter that has torch.
 
-    python -m benchmarks.lenet_formulations                  # everything (a few minutes)
-    python -m benchmarks.lenet_formulations --quick          # fewer rounds, no flag sets
-    python -m benchmarks.lenet_formulations --variants nchw_lax,row_layout --flags default,onednn
+    python -m benchmarks.lenet_formulations                  # all formulations, 1 core, 2 devices (~5 min)
+    python -m benchmarks.lenet_formulations --flags all      # ... and every XLA flag set (~10 min)
+    python -m benchmarks.lenet_formulations --quick          # 3 rounds, default flags and 2 devices
+    python -m benchmarks.lenet_formulations --variants nchw_lax,fast_cpu_fused --flags default,onednn
 
 The numbers and the decision are in notes/speed.md.
 """
@@ -29,6 +30,7 @@ from collections.abc import Callable
 import numpy as onp
 
 BATCH, STEPS_PER_EPOCH, LR = 256, 235, 0.1
+TOLERANCE = 1e-4  # relative: float32 rounding of a different summation order stays far below
 FLOP_PER_SAMPLE = 1_217_520  # forward 463,440 + backward 754,080 (FACTS.md)
 SHAPES = {"0.weight": (6, 1, 5, 5), "0.bias": (6,), "2.weight": (16, 6, 3, 3), "2.bias": (16,),
           "4.weight": (120, 400), "4.bias": (120,), "5.weight": (84, 120), "5.bias": (84,),
@@ -383,12 +385,13 @@ def _print_table(flag_set: str, res: dict) -> None:
     base = runs["nchw_lax"]
     print(f"\n== {flag_set}: XLA_FLAGS={res['flags'] or '(none)'}  devices={res['devices']}")
     print(f"{'formulation':24s} {'ms/step':>8s} {'p10':>7s} {'cpu':>7s} {'epoch s':>8s} {'ep p10':>7s} "
-          f"{'GFLOP/s':>8s} {'x lax':>6s} {'x p10':>6s} {'grad err':>9s} {'loss20 err':>10s}")
+          f"{'GFLOP/s':>8s} {'x lax':>6s} {'x p10':>6s} {'grad err':>9s} {'loss20 err':>10s}  check")
     for key, r in runs.items():
         flops = FLOP_PER_SAMPLE * BATCH / r["p10"] / 1e9
-        errs = f"{'-':>9s} {'-':>10s}"
+        errs = f"{'-':>9s} {'-':>10s}  -"
         if "grad_err" in r:
-            errs = f"{r['grad_err']:9.1e} {r['loss20_err']:10.1e}"
+            ok = max(r["grad_err"], r["loss_err"], r["loss20_err"]) < TOLERANCE
+            errs = f"{r['grad_err']:9.1e} {r['loss20_err']:10.1e}  {'ok' if ok else 'WRONG'}"
         print(f"{key:24s} {r['med'] * 1e3:8.2f} {r['p10'] * 1e3:7.2f} {r['cpu'] * 1e3:7.2f} "
               f"{r['med'] * STEPS_PER_EPOCH:8.2f} {r['p10'] * STEPS_PER_EPOCH:7.2f} {flops:8.1f} "
               f"{r['med'] / base['med']:6.2f} {r['p10'] / base['p10']:6.2f} {errs}")
@@ -398,8 +401,9 @@ def _parse(argv):
     ap = argparse.ArgumentParser(prog="python -m benchmarks.lenet_formulations",
                                  description=__doc__.split("\n")[0])
     ap.add_argument("--variants", default="all", help="comma-separated formulations, or 'all'")
-    ap.add_argument("--flags", default="all",
-                    help=f"comma-separated flag sets ({', '.join(FLAG_SETS)}) or 'all'")
+    ap.add_argument("--flags", default=None,
+                    help=f"comma-separated flag sets ({', '.join(FLAG_SETS)}) or 'all'; "
+                         "default: default,one_core,two_devices")
     ap.add_argument("--rounds", type=int, default=8, help="interleaved rounds per formulation")
     ap.add_argument("--inner", type=int, default=5, help="consecutive timed steps per round")
     ap.add_argument("--quick", action="store_true", help="3 rounds, default flags and two devices only")
@@ -419,7 +423,8 @@ def _parse(argv):
         ap.error(f"unknown formulation(s) {unknown}; choose from {known}")
     if args.quick:
         args.rounds = 3
-        args.flags = "default,two_devices" if args.flags == "all" else args.flags
+    if args.flags is None:
+        args.flags = "default,two_devices" if args.quick else "default,one_core,two_devices"
     args.flags = list(FLAG_SETS) if args.flags == "all" else args.flags.split(",")
     bad = [f for f in args.flags if f not in FLAG_SETS]
     if bad:
