@@ -1,28 +1,21 @@
 """Fast XLA:CPU formulations of small NCHW convolutions and max pooling (same values and gradients).
 
-XLA:CPU runs LeNet-sized convolutions (a few channels, small images) at a few GFLOP/s, far below its
-GEMM speed: ``conv1`` of the seed's LeNet (1 -> 6 channels, 5x5) costs ~5 ms forward and ~7 ms for the
-weight gradient per batch of 256 through ``lax.conv_general_dilated``. Here a convolution is one GEMM
-over *row patches*: for every output row the input rows it reads (``kh`` rows of all channels, a window
-of ``win`` columns) form a patch row, and the kernel becomes a banded ("Toeplitz") matrix that maps a
-patch row to ``block_width`` output columns of every output channel::
+XLA:CPU runs LeNet-sized convolutions (few channels, small images) at 4-20 GFLOP/s. Here a convolution
+is one GEMM over *row patches*: each output row's block of ``bw`` columns reads ``kh`` input rows x all
+channels x a window of ``win`` columns (one patch row), and the kernel becomes a band ("Toeplitz")
+matrix mapping a patch row to ``bw`` columns of every output channel::
 
     P[(n, ho, blk), (i, c, x)] = x_padded[n, c, ho*sh + i*dh, blk*bw*sw + x]
     T[(i, c, x), (o, v)]       = w[o, c, i, j]   where x == v*sw + j*dw   (0 elsewhere)
     y[n, o, ho, blk*bw + v]    = (P @ T)[(n, ho, blk), (o, v)]
 
-The band wastes ``win/kw`` of the multiply-adds but turns a tiny-K, tiny-N problem into one GEMM of a
-shape XLA runs at 100-200 GFLOP/s, and the gradients (``P^T @ dY`` and ``dY @ T^T``) are GEMMs of the
-same kind. ``T`` is built from ``w`` by a small einsum with a constant 0/1 tensor, so JAX derives every
-gradient; nothing here has a hand-written backward except max pooling.
-
-Max pooling takes window maxima as reshapes (windows that tile) or strided slices (overlapping windows)
-and sends each window's gradient to its *first* maximum in row-major window order, exactly what
-``jax.grad`` of ``lax.reduce_window(max)`` (``select_and_scatter_add`` with ``ge``) does.
-
-Both functions take and return NCHW, so ``npx.convolution``/``npx.pooling`` can dispatch to them on the
-CPU backend when :func:`supports_conv2d` / :func:`supports_max_pool2d` say yes. See notes/speed.md for
-the measurements behind the choices (and for the larger win of keeping a whole network in row layout).
+The band wastes ``win/kw`` of the multiply-adds but the GEMMs (``P @ T``, ``P^T @ dY``, ``dY @ T^T``)
+run at 50-200 GFLOP/s. ``T`` comes from ``w`` through an einsum with a constant 0/1 tensor, so JAX
+derives every gradient. Max pooling takes window maxima by reshape (tiling windows) or strided slices
+and sends each window's gradient to its *first* maximum in row-major order, as ``jax.grad`` of
+``lax.reduce_window(max)`` does. :func:`conv2d_maxpool2d` fuses Conv2D(relu) + MaxPool2D, the pair
+that dominates LeNet (0.14x of the lax step, against 0.28x for the separate ops; notes/speed.md).
+The ``supports_*`` predicates say when ``npx`` should dispatch here on the CPU backend.
 
 >>> import jax.numpy as jnp
 >>> x = jnp.arange(32.0).reshape(1, 2, 4, 4); w = jnp.ones((3, 2, 3, 3))
@@ -41,6 +34,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 from jax import lax
+from jax.typing import DTypeLike
 
 __all__ = [
     "conv2d", "max_pool2d", "conv2d_maxpool2d",
@@ -136,7 +130,7 @@ def supports_conv2d(
     pad: Padding = 0,
     dilation: IntPair = 1,
     groups: int = 1,
-    dtype=jnp.float32,
+    dtype: DTypeLike = jnp.float32,
 ) -> bool:
     """Whether :func:`conv2d` handles this convolution and is expected to beat XLA's own on CPU.
 
@@ -371,10 +365,10 @@ def supports_max_pool2d(
     stride: IntPair | None = None,
     pad: Padding = 0,
     ceil_mode: bool = False,
-    dtype=jnp.float32,
+    dtype: DTypeLike = jnp.float32,
 ) -> bool:
-    """Whether :func:`max_pool2d` handles this pooling: 4-D data, any kernel/stride/padding/ceil mode
-    with at least one output cell and windows that start inside the padded input.
+    """Whether :func:`max_pool2d` handles this pooling: 4-D integer or floating data, any kernel,
+    stride, padding and ceil mode that leave at least one output cell.
 
     >>> supports_max_pool2d((256, 6, 24, 24), 2), supports_max_pool2d((1, 1, 2, 2), 3)
     (True, False)
@@ -457,7 +451,7 @@ def supports_conv2d_maxpool2d(
     dilation: IntPair = 1,
     groups: int = 1,
     pool: IntPair = 2,
-    dtype=jnp.float32,
+    dtype: DTypeLike = jnp.float32,
 ) -> bool:
     """Whether :func:`conv2d_maxpool2d` handles this convolution + pooling and is expected to be fast
     (the rule of :func:`supports_conv2d`, and at least one pooled output cell).
