@@ -107,6 +107,8 @@ def any_recorded(args: Sequence[Any], kwargs: dict[str, Any]) -> bool:
 def _aval(x: Any) -> jax.ShapeDtypeStruct:
     if _is_recorded(x):
         return x.aval
+    if isinstance(x, jax.Array):  # already canonical (PRNG keys included)
+        return jax.ShapeDtypeStruct(x.shape, x.dtype)
     return jax.ShapeDtypeStruct(jnp.shape(x), jnp.result_type(x))
 
 

@@ -70,6 +70,8 @@ class Block:
     Subclasses define ``forward(*inputs)``; parameters are read with ``self.weight.data()``.
     """
 
+    _transient = False  # a helper block around others' Parameters (does not rename them)
+
     def __init__(self, prefix: str | None = None, params: Any = None, **kwargs: Any) -> None:
         object.__setattr__(self, "_children", OrderedDict())
         object.__setattr__(self, "_reg_params", OrderedDict())
@@ -125,7 +127,8 @@ class Block:
                 if p is not None and id(p) not in seen:
                     seen.add(id(p))
                     params[prefix + name] = p
-                    p._structural_name = prefix + name
+                    if not self._transient:
+                        p._structural_name = prefix + name
             for name, child in block._children.items():
                 walk(child, f"{prefix}{name}.")
 
@@ -263,7 +266,7 @@ class Block:
         training = tape.is_training()
         from ..np import random
 
-        key = jax.device_put(random.next_key(), dev)
+        key = random.next_key(device=dev)
         if tape.is_recording():
             return tape.record_block(self, self._jitted(training, True), training, values, params, key,
                                      args, dev)

@@ -114,6 +114,8 @@ class Trainer:
         tx = self._tx
         from .. import optimizer as _opt
 
+        names = [n for n, _ in self._trainable]
+
         def update(values, grads, state, fresh, lr, rescale):
             # grads: one dict per device, in the same device order everywhere, so that every replica
             # computes the bit-identical sum (kvstore 'device' reduces once and broadcasts).
@@ -122,11 +124,13 @@ class Trainer:
                 total = jax.tree_util.tree_map(jnp.add, total, other)
             state = _opt.set_hyperparams(state, learning_rate=lr, rescale_grad=rescale)
             updates, new_state = tx.update(total, state, values)
-            new = jax.tree_util.tree_map(
-                lambda v, u, f: jnp.where(f, v + u.astype(v.dtype), v), values, updates, fresh)
+            # fresh: a static tuple of bools in parameter order (all True in steady state: one compile
+            # and no per-step transfer; ignore_stale_grad with unused parameters compiles once per mask)
+            new = {n: values[n] + updates[n].astype(values[n].dtype) if f else values[n]
+                   for n, f in zip(names, fresh, strict=True)}
             return new, new_state, total
 
-        self._update_fn = jax.jit(update)
+        self._update_fn = jax.jit(update, static_argnums=3)
 
     def step(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
         """Sum gradients over devices, rescale by ``1/batch_size`` and update every Parameter."""
@@ -167,7 +171,7 @@ class Trainer:
                     UserWarning,
                     stacklevel=4,
                 )
-            fresh[name] = onp.bool_(ok or not ignore_stale_grad)
+            fresh[name] = ok or not ignore_stale_grad
         return fresh
 
     def _update(self, ignore_stale_grad: bool, allreduce: bool) -> None:
@@ -185,9 +189,9 @@ class Trainer:
             else:
                 here = [grads[dev]]
             values = {n: p._data[dev] for n, p in self._trainable}
-            # every argument committed to dev: the compiled update is then reused from the first step
-            fresh, hyper = jax.device_put((self._fresh_mask(dev, ignore_stale_grad), (lr, rescale)), dev)
-            new, self._states[dev], total = self._update_fn(values, here, self._states[dev], fresh, *hyper)
+            fresh = tuple(bool(f) for f in self._fresh_mask(dev, ignore_stale_grad).values())
+            new, self._states[dev], total = self._update_fn(values, here, self._states[dev], fresh, lr,
+                                                            rescale)
             for name, p in self._trainable:
                 p._data[dev] = new[name]
                 if allreduce:

@@ -23,6 +23,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from . import fast_cpu
 from ._utils import _check_ndim, _layout, _spatial
 
 __all__ = ["convolution", "deconvolution"]
@@ -54,6 +55,10 @@ def _conv_nd(
     A backend-specific fast path (e.g. for CPU) is dispatched from here and only here.
     """
     nd = x.ndim - 2
+    if (nd == 2 and not channel_last and (lhs_dilation is None or set(lhs_dilation) == {1})
+            and fast_cpu.enabled()
+            and fast_cpu.supports_conv2d(x.shape, w.shape, stride, padding, dilation, groups, x.dtype)):
+        return fast_cpu.conv2d(x, w, None, stride, padding, dilation, groups)
     return lax.conv_general_dilated(
         x,
         w,

@@ -28,6 +28,7 @@ The ``supports_*`` predicates say when ``npx`` should dispatch here on the CPU b
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Sequence
 
 import jax
@@ -37,9 +38,15 @@ from jax import lax
 from jax.typing import DTypeLike
 
 __all__ = [
-    "conv2d", "max_pool2d", "conv2d_maxpool2d",
+    "enabled", "conv2d", "max_pool2d", "conv2d_maxpool2d",
     "supports_conv2d", "supports_max_pool2d", "supports_conv2d_maxpool2d", "block_width",
 ]
+
+def enabled() -> bool:
+    """Whether the framework dispatches to these kernels on the CPU backend (``FRAMEWORK_FAST_CPU=0``
+    turns them off, e.g. to compare against XLA's own convolution)."""
+    return os.environ.get("FRAMEWORK_FAST_CPU", "1") != "0" and jax.default_backend() == "cpu"
+
 
 IntPair = int | Sequence[int]
 Padding = int | Sequence[int] | Sequence[Sequence[int]]

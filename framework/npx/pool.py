@@ -25,6 +25,7 @@ import jax.numpy as jnp
 import numpy as onp
 from jax import lax
 
+from . import fast_cpu
 from ._utils import _check_ndim, _layout, _spatial
 
 __all__ = ["pooling"]
@@ -61,6 +62,9 @@ def _pool_nd(
 
     A backend-specific fast path (e.g. for CPU) is dispatched from here and only here.
     """
+    if (pool_type == "max" and len(kernel) == 2 and not channel_last and fast_cpu.enabled()
+            and fast_cpu.supports_max_pool2d(x.shape, kernel, stride, padding, False, x.dtype)):
+        return fast_cpu.max_pool2d(x, kernel, stride, padding)
     if channel_last:
         dims, strides = (1, *kernel, 1), (1, *stride, 1)
         pads = ((0, 0), *padding, (0, 0))

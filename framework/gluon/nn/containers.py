@@ -23,8 +23,27 @@ class _SequentialMixin:
         for block in blocks:
             self.register_child(block)
 
+    def _steps(self) -> list[Block]:
+        """The children in order, a Conv2D and the MaxPool2D after it as one fused ConvPool."""
+        from .fusion import ConvPool, pairable
+
+        children = list(self._children.values())
+        cache = self.__dict__.setdefault("_fused", {})
+        steps, i = [], 0
+        while i < len(children):
+            if i + 1 < len(children) and pairable(children[i], children[i + 1]):
+                key = (id(children[i]), id(children[i + 1]))
+                if key not in cache:
+                    cache[key] = ConvPool(children[i], children[i + 1])
+                steps.append(cache[key])
+                i += 2
+            else:
+                steps.append(children[i])
+                i += 1
+        return steps
+
     def forward(self, x: Any, *args: Any) -> Any:
-        for block in self._children.values():
+        for block in self._steps():
             x = block(x, *args)
             args = ()
             if isinstance(x, (tuple, list)):
