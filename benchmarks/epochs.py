@@ -1,9 +1,11 @@
-"""Epochs on CPU versus GPU: the main job's training (compiled loop, seed settings) on each backend and
-device count present, warm-up excluded, median of repeats, test accuracy after the last epoch.
+"""Epochs on CPU versus GPU: the main job's training (seed settings) on each backend and device count
+present, for the three ways to run it -- the seed's Gluon loop, the compiled data-parallel step called per
+batch, and the whole-epoch programs of ``--loop compiled`` -- warm-up excluded, median of repeats, test
+accuracy after the last epoch.
 
 Configurations: ``cpu x1`` and ``cpu x2`` (two host devices over the same cores: JAX's virtual CPU
-devices), and ``gpu x1, x2, x4, ...`` up to every GPU when there are GPUs. Ratios are against ``cpu x1``
-measured in the same run. ``python -m benchmarks epochs [--quick]``.
+devices), and ``gpu x1, x2, x4, ...`` up to every GPU when there are GPUs. Ratios are against the same
+loop's ``cpu x1`` measured in the same run. ``python -m benchmarks epochs [--quick] [--loop NAME]``.
 """
 
 from __future__ import annotations
@@ -38,9 +40,38 @@ def configurations(max_cpu: int = 2) -> list[tuple[str, list[Any]]]:
     return out
 
 
-def run(train: Any, test: Any, repeats: int, loop: str = "compiled",
+class StepRunner:
+    """The compiled data-parallel step called once per batch (``DataParallel.__call__``), beside the
+    whole-epoch programs of ``--loop compiled``: the same training, dispatched batch by batch."""
+
+    def __init__(self, train: Any, test: Any, devices: Sequence[Any]) -> None:
+        from .peers import FrameworkLoop
+
+        self.inner = FrameworkLoop(train, test, "compiled", devices)
+        self.train, self.e = train, 0
+
+    def epoch(self) -> float:
+        from train.data import epoch_order
+
+        loop, bs = self.inner.loop, 256
+        order = epoch_order(loop.cfg.seed, self.e, len(self.train))
+        total = 0.0
+        losses = [loop.step(self.train.x[order[i:i + bs]], self.train.y[order[i:i + bs]], bs)
+                  for i in range(0, len(order), bs)]
+        total = float(sum(float(v) for v in losses))
+        self.e += 1
+        return total / len(self.train)
+
+    def accuracy(self) -> float:
+        return self.inner.accuracy()
+
+
+LOOPS = {"gluon loop": "gluon", "compiled step": "step", "whole-epoch program": "compiled"}
+
+
+def run(train: Any, test: Any, repeats: int, loops: Sequence[str] = tuple(LOOPS),
         max_cpu: int = 2) -> list[dict[str, Any]]:
-    """Time an epoch per configuration; the table rows."""
+    """Time an epoch per (loop, backend, device count); the table rows."""
     from .common import interleaved, median
     from .peers import FrameworkLoop
 
@@ -48,9 +79,12 @@ def run(train: Any, test: Any, repeats: int, loop: str = "compiled",
     for label, devices in configurations(max_cpu):
         if 256 % len(devices):
             continue
-        runner = FrameworkLoop(train, test, loop, devices)
-        runner.epoch()  # warm-up: compiles
-        runners[label] = (runner, devices)
+        for loop in loops:
+            kind = LOOPS[loop]
+            runner = (StepRunner(train, test, devices) if kind == "step"
+                      else FrameworkLoop(train, test, kind, devices))
+            runner.epoch()  # warm-up: compiles
+            runners[f"{loop}, {label}"] = (runner, devices)
     times = interleaved({label: r.epoch for label, (r, _) in runners.items()}, repeats)
     rows = []
     for label, (runner, devices) in runners.items():
@@ -58,8 +92,9 @@ def run(train: Any, test: Any, repeats: int, loop: str = "compiled",
         rows.append({"variant": label, "backend": devices[0].platform, "devices": len(devices),
                      "device_kind": devices[0].device_kind, "s_per_epoch": s,
                      "samples_per_s": len(train) / s, "test_acc": runner.accuracy()})
-    base = next((r["s_per_epoch"] for r in rows if r["variant"] == "cpu x1"), None)
     for r in rows:
+        loop = r["variant"].split(",")[0]
+        base = next((q["s_per_epoch"] for q in rows if q["variant"] == f"{loop}, cpu x1"), None)
         r["speedup_vs_cpu_x1"] = base / r["s_per_epoch"] if base else None
     return rows
 
@@ -71,7 +106,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     p = argparse.ArgumentParser(prog="python -m benchmarks epochs", description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="a fraction of an epoch, one repeat (smoke test)")
     p.add_argument("--repeats", type=int, default=None, help="timed epochs per configuration (default 3)")
-    p.add_argument("--loop", choices=("compiled", "gluon"), default="compiled", help="training loop")
+    p.add_argument("--loop", choices=tuple(LOOPS), action="append", default=None,
+                   help="a training loop to time (repeatable; default all three)")
     p.add_argument("--max-cpu-devices", type=int, default=2, help="largest CPU device count (default 2)")
     p.add_argument("--data-root", default=None, help="directory of the Fashion-MNIST .gz files")
     p.add_argument("--out", default=None, help="results directory (default benchmarks/results)")
@@ -79,14 +115,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     subset = 1024 if args.quick else None
     repeats = args.repeats or (1 if args.quick else 3)
     train, test = load_data(args.data_root, subset)
-    rows = run(train, test, repeats, args.loop, args.max_cpu_devices)
-    notes = ["speedup_vs_cpu_x1 = cpu x1 seconds per epoch / this configuration's, same run.",
+    rows = run(train, test, repeats, args.loop or tuple(LOOPS), args.max_cpu_devices)
+    notes = ["speedup_vs_cpu_x1 = the same loop's cpu x1 seconds per epoch / this row's, same run.",
              "cpu xN are JAX's virtual host devices over the same cores."]
     if not any(r["backend"] != "cpu" for r in rows):
         notes.append("No GPU is visible to JAX on this machine: only CPU rows (install a CUDA jaxlib to "
                      "compare).")
     cols = ["variant", "s_per_epoch", "samples_per_s", "test_acc", "speedup_vs_cpu_x1"]
-    info = {"settings": {"loop": args.loop, "batch_size": 256, "lr": 0.1, "train_samples": len(train),
+    info = {"settings": {"loops": args.loop or list(LOOPS), "batch_size": 256, "lr": 0.1,
+                         "train_samples": len(train),
                          "repeats": repeats, "quick": args.quick}, "notes": notes}
     paths = write_results("epochs", rows, cols, info, out=args.out,
                           title="LeNet / Fashion-MNIST: seconds per epoch, CPU vs GPU")
