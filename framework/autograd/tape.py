@@ -86,10 +86,15 @@ class Node:
         self.freed = False
 
 
-def _recorded_cls():
-    from .recorded import Recorded
+_RECORDED: list[type] = []
 
-    return Recorded
+
+def _recorded_cls() -> type:
+    if not _RECORDED:  # recorded.py imports this module: resolve the class on first use
+        from .recorded import Recorded
+
+        _RECORDED.append(Recorded)
+    return _RECORDED[0]
 
 
 def _is_recorded(x: Any) -> bool:
@@ -136,9 +141,9 @@ def _apply_node(node: Node, params: Sequence[Any], dyn: Sequence[Any]) -> Any:
         leaves = [next(it_dyn) if is_dyn else next(it_static) for is_dyn in node.key[4]]
         args, kwargs = jax.tree_util.tree_unflatten(node.treedef, leaves)
         return node.fn(*args, **kwargs)
-    # block: dyn = (prng key, *inputs)
+    # block: dyn = (base key, count, *inputs)
     names = [name for name, _, _ in node.block_params]
-    return node.fn(dict(zip(names, params, strict=True)), dyn[0], *dyn[1:])
+    return node.fn(dict(zip(names, params, strict=True)), (dyn[0], dyn[1]), *dyn[2:])
 
 
 def _make_outputs(node: Node, leaves: list, tree: Any) -> Any:
@@ -186,12 +191,13 @@ def _freeze(x: Any) -> Any:
 def record_block(block: Any, fn: Callable, training: bool, params: dict[str, Any],
                  parameters: dict[str, Any], key: jax.Array, args: Sequence[Any],
                  device: jax.Device) -> Any:
-    """Record one call of a compiled block on ``device``: ``fn(params, key, *args) -> (output, state)``."""
+    """Record one call of a compiled block on ``device``: ``fn(params, key, *args) -> (output, state)``,
+    where ``key`` is the pair ``(base key, count)`` of :func:`framework.np.random.next_key_parts`."""
     leaves, treedef = jax.tree_util.tree_flatten(tuple(args), is_leaf=_is_recorded)
-    node = Node("block", ("block", block, training, treedef), fn, (key, *args), treedef)
+    node = Node("block", ("block", block, training, treedef), fn, (*key, *args), treedef)
     node.device = device
     node.block_params = tuple((n, parameters[n], v) for n, v in params.items())
-    out_leaves, tree = _abstract_eval(node, [_aval(key)] + [_aval(a) for a in args],
+    out_leaves, tree = _abstract_eval(node, [_aval(k) for k in key] + [_aval(a) for a in args],
                                       [_aval(v) for v in params.values()])
     return _make_outputs(node, out_leaves, tree)
 
@@ -396,7 +402,7 @@ def backward(heads: Sequence[Any], head_grads: Sequence[Any] | None = None,
 
         return run
 
-    hg_args = [g if u else jnp.zeros((), jnp.float32) for g, u in zip(hgs, use_hg, strict=True)]
+    hg_args = [g if u else onp.zeros((), onp.float32) for g, u in zip(hgs, use_hg, strict=True)]
     outs, states, grads = _cached(("backward", use_hg), plan, build)(plan.pvals, plan.consts, hg_args)
     _fill(plan, outs)
     for (param, dev), g in zip(plan.params, grads, strict=True):

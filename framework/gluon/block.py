@@ -266,7 +266,7 @@ class Block:
         training = tape.is_training()
         from ..np import random
 
-        key = random.next_key(device=dev)
+        key = random.next_key_parts(device=dev)
         if tape.is_recording():
             return tape.record_block(self, self._jitted(training, True), training, values, params, key,
                                      args, dev)
@@ -276,7 +276,8 @@ class Block:
         cache = self.__dict__.setdefault("_jit_cache", {})
         fn = cache.get((training, return_state))
         if fn is None:
-            def call(params, key, *args):
+            def call(params, key_parts, *args):  # key_parts: (base key, count), see np.random
+                key = jax.random.fold_in(*key_parts)
                 return self.functional_call(params, *args, training=training, key=key,
                                             return_state=return_state)
 
