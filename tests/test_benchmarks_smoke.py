@@ -21,8 +21,9 @@ def test_epochs_and_peers_quick(tmp_path, fashion_root, capsys):
             assert (tmp_path / f"{name}.{ext}").stat().st_size > 0, (name, ext)
     epochs = json.loads((tmp_path / "epochs.json").read_text())
     rows = {r["variant"]: r for r in epochs["rows"]}
-    assert {"cpu x1", "cpu x2"} <= set(rows)
-    assert rows["cpu x1"]["speedup_vs_cpu_x1"] == 1.0
+    for loop in ("gluon loop", "compiled step", "whole-epoch program"):
+        assert {f"{loop}, cpu x1", f"{loop}, cpu x2"} <= set(rows)
+        assert rows[f"{loop}, cpu x1"]["speedup_vs_cpu_x1"] == 1.0
     assert all(0.0 < r["test_acc"] <= 1.0 and r["s_per_epoch"] > 0 for r in rows.values())
     peers = json.loads((tmp_path / "peers.json").read_text())
     rows = {r["variant"]: r for r in peers["rows"]}
