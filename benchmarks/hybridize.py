@@ -32,6 +32,8 @@ import jax.numpy as jnp
 import numpy as onp
 from jax import lax
 
+from train.lenet import lenet
+
 __all__ = ["main", "lenet", "init_shapes", "loss_block", "plain_params", "plain_loss", "batches",
            "CompileCounter", "ensure_cpu_devices", "interleaved_clocks", "summarize", "timed_variants"]
 
@@ -80,20 +82,6 @@ class CompileCounter:
                 jax.monitoring.register_event_duration_secs_listener(cls._instance._listen)
             return cls._instance
 
-
-def lenet(hybrid: bool = True) -> Any:
-    """The seed's LeNet: a HybridSequential (``hybrid``) or a Sequential (the seed's own), not initialised."""
-    from framework.gluon import nn
-
-    net = nn.HybridSequential() if hybrid else nn.Sequential()
-    net.add(nn.Conv2D(channels=6, kernel_size=5, activation="relu"),
-            nn.MaxPool2D(pool_size=2, strides=2),
-            nn.Conv2D(channels=16, kernel_size=3, activation="relu"),
-            nn.MaxPool2D(pool_size=2, strides=2),
-            nn.Dense(120, activation="relu"),
-            nn.Dense(84, activation="relu"),
-            nn.Dense(10))
-    return net
 
 
 def init_shapes(net: Any, x: jax.Array, devices: Sequence[Any] | None = None) -> None:

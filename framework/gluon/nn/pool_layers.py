@@ -14,31 +14,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import jax
 
 from ...npx import pool as _pool
 from ..block import HybridBlock
+from .conv_layers import _LAYOUTS, _tuple
 
 __all__ = [
     "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D",
     "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D", "GlobalAvgPool1D", "GlobalAvgPool2D",
     "GlobalAvgPool3D",
 ]
-
-_LAYOUTS = {1: ("NCW", "NWC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
-
-
-def _tuple(name: str, value: int | Sequence[int], nd: int, layer: str) -> tuple[int, ...]:
-    if isinstance(value, int):
-        return (value,) * nd
-    out = tuple(int(v) for v in value)
-    if len(out) != nd:
-        raise ValueError(f"{layer}: {name} must be a number or a list of {nd} ints, got {value!r}")
-    return out
-
 
 class _Pooling(HybridBlock):
     """Shared implementation of the pooling layers (private)."""
