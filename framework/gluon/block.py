@@ -241,7 +241,7 @@ class Block:
             self._infer_own(args)
             with _binding.Binding(device=None):
                 return self.forward(*args)
-        params = self.collect_params()
+        params = self._structure()[0]  # the cached tree (collect_params() returns a copy)
         if any(p._data is None for p in params.values()):
             self._deferred_infer(args, params)
         if any(isinstance(a, jax.core.Tracer) for a in jax.tree_util.tree_leaves(args)):
