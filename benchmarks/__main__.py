@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import inspect
 import os
 import sys
 import time
@@ -33,33 +32,15 @@ def _parser(names: Sequence[str]) -> argparse.ArgumentParser:
     return p
 
 
-def _accepts(module: Any, flag: str) -> bool:
-    try:
-        return f'"{flag}"' in inspect.getsource(module)
-    except (OSError, TypeError):
-        return False
-
-
 def _argv_for(module: Any, args: argparse.Namespace) -> list[str]:
-    """The common options in the spelling this module's parser accepts (others are left out)."""
+    """The common options that this module declares in ``COMMON_OPTIONS`` (others are left out)."""
+    takes = set(getattr(module, "COMMON_OPTIONS", ()))
     sub: list[str] = []
-    if args.quick:
-        if _accepts(module, "--quick"):
-            sub.append("--quick")
-        elif _accepts(module, "--rounds"):
-            sub += ["--rounds", "2"]
-    if args.repeats is not None:
-        for flag in ("--repeats", "--rounds"):
-            if _accepts(module, flag):
-                sub += [flag, str(args.repeats)]
-                break
-    if args.data_root is not None:
-        for flag in ("--data-root", "--root"):
-            if _accepts(module, flag):
-                sub += [flag, args.data_root]
-                break
-    if args.out is not None and _accepts(module, "--out"):
-        sub += ["--out", args.out]
+    if args.quick and "--quick" in takes:
+        sub.append("--quick")
+    for flag, value in (("--repeats", args.repeats), ("--data-root", args.data_root), ("--out", args.out)):
+        if value is not None and flag in takes:
+            sub += [flag, str(value)]
     return sub
 
 

@@ -29,6 +29,9 @@ BUDGET_S = 0.06
 BATCH = 256
 MEAN, STD = 0.13, 0.31
 
+# The entry point's common options this benchmark takes (python -m benchmarks passes these on).
+COMMON_OPTIONS = ("--quick", "--repeats", "--data-root")
+
 
 def _default_root() -> str | None:
     if os.environ.get("FRAMEWORK_HOME"):
@@ -63,12 +66,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Run the benchmark, print a table, and return the measured numbers (seconds per epoch)."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.data_pipeline",
                                      description=__doc__.split("\n")[0])
-    parser.add_argument("--root", default=_default_root(), help="directory of the Fashion-MNIST files")
-    parser.add_argument("--rounds", type=int, default=7, help="interleaved timing rounds (default 7)")
+    parser.add_argument("--root", "--data-root", dest="root", default=_default_root(),
+                        help="directory of the Fashion-MNIST files")
+    parser.add_argument("--rounds", "--repeats", dest="rounds", type=int, default=7,
+                        help="interleaved timing rounds (default 7)")
+    parser.add_argument("--quick", action="store_true", help="two rounds (the smoke test)")
     parser.add_argument("--workers", type=int, default=0, help="also time the loader with N worker processes")
     parser.add_argument("--per-sample", action="store_true",
                         help="also time the per-sample path (a transform the loader cannot batch)")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.rounds = min(args.rounds, 2)
 
     import jax
 

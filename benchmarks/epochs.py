@@ -17,6 +17,9 @@ from typing import Any
 
 __all__ = ["main", "configurations"]
 
+# The entry point's common options this benchmark takes (python -m benchmarks passes these on).
+COMMON_OPTIONS = ("--quick", "--repeats", "--data-root", "--out")
+
 
 def configurations(max_cpu: int = 2) -> list[tuple[str, list[Any]]]:
     """(label, devices) for each backend and device count present."""

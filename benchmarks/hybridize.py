@@ -37,6 +37,9 @@ from train.lenet import lenet
 __all__ = ["main", "lenet", "init_shapes", "loss_block", "plain_params", "plain_loss", "batches",
            "CompileCounter", "ensure_cpu_devices", "interleaved_clocks", "summarize", "timed_variants"]
 
+# The entry point's common options this benchmark takes (python -m benchmarks passes these on).
+COMMON_OPTIONS = ("--quick", "--repeats", "--out")
+
 BATCH = 256
 SHAPES = {"0.weight": (6, 1, 5, 5), "0.bias": (6,), "2.weight": (16, 6, 3, 3), "2.bias": (16,),
           "4.weight": (120, 400), "4.bias": (120,), "5.weight": (84, 120), "5.bias": (84,),

@@ -51,6 +51,9 @@ FLAG_SETS = {
 }
 FLAG_VARIANTS = ("nchw_lax", "nhwc_reshape_pool", "fast_cpu_ops", "fast_cpu_fused", "row_layout")
 
+# The entry point's common options this benchmark takes (python -m benchmarks passes these on).
+COMMON_OPTIONS = ("--quick", "--repeats")
+
 
 # ------------------------------------------------------------------------------------ formulations
 def _formulations() -> dict[str, Callable]:
@@ -404,7 +407,8 @@ def _parse(argv):
     ap.add_argument("--flags", default=None,
                     help=f"comma-separated flag sets ({', '.join(FLAG_SETS)}) or 'all'; "
                          "default: default,one_core,two_devices")
-    ap.add_argument("--rounds", type=int, default=8, help="interleaved rounds per formulation")
+    ap.add_argument("--rounds", "--repeats", dest="rounds", type=int, default=8,
+                    help="interleaved rounds per formulation")
     ap.add_argument("--inner", type=int, default=5, help="consecutive timed steps per round")
     ap.add_argument("--quick", action="store_true", help="3 rounds, default flags and two devices only")
     ap.add_argument("--torch", default=os.environ.get("TORCH_PYTHON"), help="a Python that has torch")

@@ -22,6 +22,9 @@ import numpy as onp
 
 __all__ = ["main", "PlainJax", "Torch", "FrameworkLoop"]
 
+# The entry point's common options this benchmark takes (python -m benchmarks passes these on).
+COMMON_OPTIONS = ("--quick", "--repeats", "--data-root", "--out")
+
 BATCH, LR, SEED = 256, 0.1, 0
 
 

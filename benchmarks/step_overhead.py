@@ -46,6 +46,9 @@ from .hybridize import (
 
 __all__ = ["main", "sgd_program", "seed_step", "build", "profile"]
 
+# The entry point's common options this benchmark takes (python -m benchmarks passes these on).
+COMMON_OPTIONS = ("--quick", "--repeats", "--out")
+
 LR = 0.1
 
 

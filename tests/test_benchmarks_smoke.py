@@ -48,15 +48,36 @@ def test_known_names_come_first():
     assert "common" not in names
 
 
-def test_options_are_passed_in_each_modules_spelling(tmp_path):
+def test_only_declared_options_are_passed(tmp_path):
     path = tmp_path / "fake_bench.py"
-    path.write_text('import argparse\np = argparse.ArgumentParser()\np.add_argument("--rounds")\n'
-                    'p.add_argument("--root")\n')
+    path.write_text('COMMON_OPTIONS = ("--quick", "--data-root")\n')
     spec = importlib.util.spec_from_file_location("fake_bench", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    args = entry._parser([]).parse_args(["--quick", "--data-root", "/d", "--out", "/o"])
-    assert entry._argv_for(module, args) == ["--rounds", "2", "--root", "/d"]
+    args = entry._parser([]).parse_args(["--quick", "--data-root", "/d", "--out", "/o", "--repeats", "3"])
+    assert entry._argv_for(module, args) == ["--quick", "--data-root", "/d"]
+
+
+@pytest.mark.parametrize("name", ["epochs", "peers", "data_pipeline", "lenet_formulations",
+                                  "step_overhead", "hybridize"])
+def test_each_benchmark_parses_what_it_declares(name, monkeypatch):
+    """Every option a benchmark declares in COMMON_OPTIONS is one its own parser accepts."""
+    import argparse
+
+    module = importlib.import_module(f"benchmarks.{name}")
+    args = entry._parser([]).parse_args(["--quick", "--repeats", "2", "--data-root", "/d", "--out", "/o"])
+    argv = entry._argv_for(module, args)
+    assert argv and set(a for a in argv if a.startswith("--")) == set(module.COMMON_OPTIONS)
+    seen = {}
+
+    def fake_parse(self, a=None, namespace=None):
+        seen["ns"] = argparse.ArgumentParser.parse_known_args(self, a, namespace)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", fake_parse)
+    with pytest.raises(SystemExit):
+        module.main(argv)
+    assert seen["ns"][1] == []  # no option left unrecognised
 
 
 def test_accuracy_check_catches_a_variant_that_does_not_learn():

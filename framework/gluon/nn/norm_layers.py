@@ -126,7 +126,24 @@ class BatchNormReLU(_BatchNorm):
     _fuse_relu = True
 
 
-class LayerNorm(HybridBlock):
+class _AxisNorm(HybridBlock):
+    """Shared state of LayerNorm and InstanceNorm: per-channel gamma/beta along ``axis`` (private)."""
+
+    _compiled_leaf = True
+
+    def __init__(self, axis: int, epsilon: float, center: bool, scale: bool, beta_initializer: Any,
+                 gamma_initializer: Any, in_channels: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
+        self._axis, self._epsilon = axis, epsilon
+        self.gamma = _channel_param("gamma", scale, gamma_initializer, in_channels)
+        self.beta = _channel_param("beta", center, beta_initializer, in_channels)
+
+    def infer_shape(self, x: Any, *args: Any) -> None:
+        self.gamma.shape = self.beta.shape = (x.shape[self._axis],)
+
+
+class LayerNorm(_AxisNorm):
     """Layer normalisation along ``axis`` (default the last), with per-feature gamma and beta.
 
     >>> from framework import np
@@ -136,19 +153,11 @@ class LayerNorm(HybridBlock):
     [-1.0, 1.0]
     """
 
-    _compiled_leaf = True
-
     def __init__(self, axis: int = -1, epsilon: float = 1e-5, center: bool = True, scale: bool = True,
                  beta_initializer: Any = "zeros", gamma_initializer: Any = "ones", in_channels: int = 0,
                  **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
-        self._axis, self._epsilon = axis, epsilon
-        self.gamma = _channel_param("gamma", scale, gamma_initializer, in_channels)
-        self.beta = _channel_param("beta", center, beta_initializer, in_channels)
-
-    def infer_shape(self, x: Any, *args: Any) -> None:
-        self.gamma.shape = self.beta.shape = (x.shape[self._axis],)
+        super().__init__(axis, epsilon, center, scale, beta_initializer, gamma_initializer, in_channels,
+                         **kwargs)
 
     def forward(self, x: jax.Array) -> jax.Array:
         return _norm.layer_norm(x, self.gamma.data(), self.beta.data(), axis=self._axis, eps=self._epsilon)
@@ -157,7 +166,7 @@ class LayerNorm(HybridBlock):
         return f"{type(self).__name__}({_kwargs_repr(self._kwargs)}, in_channels={self.gamma.shape[0]})"
 
 
-class InstanceNorm(HybridBlock):
+class InstanceNorm(_AxisNorm):
     """Instance normalisation: per sample and channel (``axis``), over the remaining axes.
 
     >>> from framework import np
@@ -167,19 +176,11 @@ class InstanceNorm(HybridBlock):
     [-1.0, 1.0, -1.0, 1.0]
     """
 
-    _compiled_leaf = True
-
     def __init__(self, axis: int = 1, epsilon: float = 1e-5, center: bool = True, scale: bool = False,
                  beta_initializer: Any = "zeros", gamma_initializer: Any = "ones", in_channels: int = 0,
                  **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
-        self._axis, self._epsilon = axis, epsilon
-        self.gamma = _channel_param("gamma", scale, gamma_initializer, in_channels)
-        self.beta = _channel_param("beta", center, beta_initializer, in_channels)
-
-    def infer_shape(self, x: Any, *args: Any) -> None:
-        self.gamma.shape = self.beta.shape = (x.shape[self._axis],)
+        super().__init__(axis, epsilon, center, scale, beta_initializer, gamma_initializer, in_channels,
+                         **kwargs)
 
     def forward(self, x: jax.Array) -> jax.Array:
         if self._axis in (1, 1 - x.ndim):
