@@ -33,4 +33,4 @@ bench: setup
 	$(BIN)/python -m benchmarks $(ARGS)
 
 lint: setup-dev
-	$(BIN)/ruff check framework datasets train benchmarks tests
+	$(BIN)/ruff check framework datasets train benchmarks tests tools
