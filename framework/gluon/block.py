@@ -33,6 +33,7 @@ from .. import device as _device
 from ..autograd import tape
 from ..autograd.recorded import Recorded
 from . import binding as _binding
+from ._inputs import check_inputs
 from .parameter import DeferredInitializationError, Parameter, ParameterDict
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
@@ -226,6 +227,7 @@ class Block:
 
     # ------------------------------------------------------------------ the shell
     def __call__(self, *args: Any) -> Any:
+        check_inputs(self, args)
         for hook in self._forward_pre_hooks:
             hook(self, args)
         out = self._call(*args)
