@@ -14,6 +14,19 @@ import jax
 
 from ..device import cpu, cpu_pinned, current_context, current_device, device_scope, gpu, num_gpus
 from ..np import random
+from .methods import (
+    NDArray,
+    as_in_context,
+    asnumpy,
+    asscalar,
+    context_of,
+    copy_into,
+    copyto,
+    device_type,
+    item,
+    setitem,
+    wait_to_read,
+)
 from .ops import *  # noqa: F403  (the operator catalogue; ops.__all__ lists it)
 from .ops import __all__ as _ops_all
 
@@ -21,6 +34,8 @@ __all__ = [
     "set_np", "reset_np", "is_np_array", "is_np_shape", "use_np", "waitall",
     "cpu", "cpu_pinned", "gpu", "num_gpus", "current_context", "current_device", "device_scope",
     "random", "save", "load", "savez",
+    "asnumpy", "asscalar", "item", "wait_to_read", "copyto", "copy_into", "as_in_context", "context_of",
+    "device_type", "setitem", "NDArray",
     *_ops_all,
 ]
 
