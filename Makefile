@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 FMNIST_DEBIAN := /usr/share/datasets/fashion-mnist
 
-.PHONY: train test bench lint setup setup-dev data
+.PHONY: train test bench lint setup setup-dev data fuzz
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -31,6 +31,11 @@ test: setup-dev
 bench: setup
 	$(BIN)/pip install -q torch==2.13.0 || echo "PyTorch not installable: its column is skipped"
 	$(BIN)/python -m benchmarks $(ARGS)
+
+# The long fuzz run of the file readers (tests/fuzz): CASES per format, a table of outcomes.
+CASES ?= 100000
+fuzz: setup-dev
+	$(BIN)/python -m benchmarks fuzz --cases $(CASES) $(ARGS)
 
 lint: setup-dev
 	$(BIN)/ruff check framework datasets train benchmarks tests tools

@@ -1,0 +1,107 @@
+"""The short, deterministic slice of the fuzz suite (the long run: ``python -m benchmarks fuzz``).
+
+Every registered format runs a fixed range of seeded cases in this process, plus cases chosen by
+hypothesis from the same engine; one small batch goes through the worker process with its watchdog
+and memory meter. Allowed outcomes: a correct load, or the documented error naming the file (and,
+for ``.params``, the byte offset).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import numpy as onp
+import pytest
+from fuzzing import batch, engine, targets
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+TARGETS = targets()
+SLICE = {"params": 1000, "idx": 800, "checkpoint": 400}
+# Formats whose loader is known to fail some cases until its owner lands the fix (issue 16): the
+# checkpoint metadata is used without a schema. strict: the marker must go when the fix lands.
+KNOWN_FAILING = {"checkpoint": "checkpoint metadata is trusted without a schema (issue 16, helper 'faults')"}
+
+
+def _mark(name: str):
+    if name in KNOWN_FAILING:
+        return pytest.param(name, marks=pytest.mark.xfail(reason=KNOWN_FAILING[name], strict=True))
+    return name
+
+
+def _run(name: str, indices, path) -> list[str]:
+    target = TARGETS[name]
+    failed = []
+    for index in indices:
+        case = engine.make_case(target, 0, index)
+        out = engine.run_case(target, case, str(path) + target.suffix)
+        if out.failed:
+            failed.append(f"{name}:0:{index} {out.kind} ({case.detail}): {out.message}")
+    return failed
+
+
+@pytest.mark.parametrize("name", [_mark(n) for n in TARGETS])
+def test_seeded_slice_loads_or_raises_the_documented_error(name, tmp_path):
+    failed = _run(name, range(SLICE.get(name, 500)), tmp_path / "case")
+    assert not failed, f"{len(failed)} failing cases, first: " + "\n".join(failed[:5])
+
+
+@pytest.mark.parametrize("name", [n for n in TARGETS if n not in KNOWN_FAILING])
+@settings(max_examples=60, deadline=None, database=None)
+@given(index=st.integers(10**6, 10**12))
+def test_cases_hypothesis_picks_load_or_raise_the_documented_error(name, index, tmp_path_factory):
+    path = tmp_path_factory.getbasetemp() / f"hyp-{name}"
+    assert not _run(name, [index], path)
+
+
+def test_every_valid_file_loads_exactly():
+    for name, target in TARGETS.items():
+        rng = random.Random(f"valid:{name}")
+        for _ in range(20):
+            valid = target.generate(rng)
+            path = f"/tmp/fuzz-valid-{os.getpid()}{target.suffix}"
+            with open(path, "wb") as f:
+                f.write(valid.data)
+            try:
+                target.check(target.load(path), valid.expected)
+            finally:
+                os.unlink(path)
+
+
+def test_a_worker_batch_reports_every_case():
+    failures: list[dict] = []
+    row = batch.run(["params"], seed=3, cases=40, batch=40, failures=failures)["params"]
+    assert row.get("loaded", 0) + row.get("rejected", 0) == 40, (row, failures)
+
+
+def test_the_engine_counts_other_errors_time_and_memory_as_failures(tmp_path, monkeypatch):
+    def valid(rng):
+        return engine.Valid(b"\x01\x02\x03\x04", None, [engine.Field(0, "<I", "word")])
+
+    def crash(path):
+        raise KeyError("meta")
+
+    def bomb(path):
+        block = onp.ones(256 << 20, onp.uint8)  # 256 MiB from a 4-byte file
+        return int(block[::4096].sum())
+
+    def unlocated(path):
+        raise ValueError("bad file")
+
+    meter = engine.PeakMeter()
+    for load, kind in ((crash, "crash:KeyError"), (bomb, "memory"), (unlocated, "unlocated")):
+        target = engine.Target("t", ".bin", valid, load, (ValueError,), lambda r, e: None)
+        case = engine.make_case(target, 0, 0)
+        if kind == "memory" and not meter.works:
+            pytest.skip("no resettable peak-memory counter (/proc/self/clear_refs) on this system")
+        assert engine.run_case(target, case, str(tmp_path / "c.bin"), meter).kind == kind
+    monkeypatch.setattr(engine, "TIME_LIMIT_S", 0.0)
+    target = engine.Target("t", ".bin", valid, lambda p: None, (ValueError,), lambda r, e: None)
+    assert engine.run_case(target, engine.make_case(target, 0, 0), str(tmp_path / "c.bin")).kind == "slow"
+
+
+def test_cases_are_reproducible():
+    target = TARGETS["params"]
+    assert [engine.make_case(target, 5, i).data for i in range(30)] == \
+        [engine.make_case(target, 5, i).data for i in range(30)]
