@@ -262,7 +262,8 @@ def test_gpu_saved_arrays_load_on_cpu():
 
 def test_int64_out_of_int32_range_warns_in_32_bit_mode():
     blob = dumps({"step": onp.array([2**40], onp.int64)})
-    with pytest.warns(UserWarning, match="array 'step' holds int64 values outside the int32 range"):
+    with pytest.warns(UserWarning, match="array 'step' holds int64 values outside the int32 range, and "
+                                         "they wrap"):
         load(blob)
     assert load_numpy(blob)["step"].tolist() == [2**40]
 
@@ -335,8 +336,8 @@ def test_sparse_guards():
     _fails(params_file([rsp(4, [1, 4], 2)]), r"row indices outside \[0, 4\)")
     _fails(params_file([rsp(4, [1], 2)]), r"storage shape \(2, 2\) but its indices imply \(1, 2\)")
     _fails(params_file([rsp(2**40, [], 0)], ["r"]), r"array 0 \('r'\) is row_sparse with dense shape .* more "
-                                                    "than sparse_limit=1073741824")
-    assert load_numpy(params_file([rsp(2**20, [], 0)]), sparse_limit=None)[0].shape == (2**20, 2)
+                                                    r"than the default max_bytes=67108864 \(64 x the file's")
+    assert load_numpy(params_file([rsp(2**24, [], 0)]), max_bytes=2**27)[0].shape == (2**24, 2)
 
 
 def test_sources_devices_and_lenient_v2_empty(tmp_path):

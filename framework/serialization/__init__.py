@@ -16,7 +16,8 @@ never trusts a size field beyond the file's length: bad input raises :class:`Par
 from __future__ import annotations
 
 from ._format import ParamsFormatError
-from ._reader import DEFAULT_SPARSE_LIMIT, load, load_numpy
+from ._reader import MAX_BYTES_FLOOR, MAX_BYTES_PER_FILE_BYTE, default_max_bytes, load, load_numpy
 from ._writer import dumps, save, savez
 
-__all__ = ["load", "load_numpy", "save", "savez", "dumps", "ParamsFormatError", "DEFAULT_SPARSE_LIMIT"]
+__all__ = ["load", "load_numpy", "save", "savez", "dumps", "ParamsFormatError", "default_max_bytes",
+           "MAX_BYTES_FLOOR", "MAX_BYTES_PER_FILE_BYTE"]

@@ -1,7 +1,7 @@
 """Reading MXNet ``.params`` / ``.ndarray`` files (V3, V2, V1 and pre-V1): ``load`` and ``load_numpy``.
 
 The input is read once into a private buffer; :func:`._layout.parse` validates it and takes views of
-the payloads; here they become arrays (sparse ones densified, within ``sparse_limit``) and, for
+the payloads; here they become arrays (sparse ones densified, within ``max_bytes``) and, for
 :func:`load`, device arrays.
 
 >>> from framework.serialization._writer import dumps
@@ -24,21 +24,55 @@ from ..device import as_device, cpu
 from ._format import STYPE_NAMES, ParamsFormatError
 from ._layout import Raw, parse
 
-__all__ = ["load", "load_numpy", "DEFAULT_SPARSE_LIMIT"]
+__all__ = ["load", "load_numpy", "default_max_bytes", "MAX_BYTES_FLOOR", "MAX_BYTES_PER_FILE_BYTE"]
 
-#: Largest dense result (bytes) a sparse array may expand to unless the caller raises the limit:
-#: a few bytes of row_sparse/csr header can declare an arbitrarily large dense shape.
-DEFAULT_SPARSE_LIMIT = 2**30
+#: The default bound on what the sparse arrays of one file may expand to, densified, all together:
+#: ``max(MAX_BYTES_FLOOR, MAX_BYTES_PER_FILE_BYTE * file size)``. A few bytes of row_sparse/csr header
+#: can declare an arbitrarily large dense shape (a 118-byte file can declare 1 GiB): a decompression bomb.
+MAX_BYTES_FLOOR = 64 << 20
+MAX_BYTES_PER_FILE_BYTE = 64
 
 
-def _densify(source: str, raw: Raw, label: str, limit: int | None) -> onp.ndarray:
-    dense_bytes = math.prod(raw.shape) * raw.data.dtype.itemsize
-    if limit is not None and dense_bytes > limit:
+def default_max_bytes(file_size: int) -> int:
+    """The default ``max_bytes`` for a file of ``file_size`` bytes.
+
+    >>> default_max_bytes(118) == 64 << 20, default_max_bytes(10 << 20) == 640 << 20
+    (True, True)
+    """
+    return max(MAX_BYTES_FLOOR, MAX_BYTES_PER_FILE_BYTE * file_size)
+
+
+class _Budget:
+    """What the densified sparse arrays of one file may still take."""
+
+    def __init__(self, source: str, file_size: int, max_bytes: int | None) -> None:
+        if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int)
+                                      or max_bytes < 0):
+            raise TypeError(f"load: max_bytes must be a non-negative int (bytes) or None for the default; "
+                            f"got {max_bytes!r}")
+        self.source = source
+        self.explicit = max_bytes is not None
+        self.limit = default_max_bytes(file_size) if max_bytes is None else max_bytes
+        self.file_size = file_size
+        self.used = 0
+
+    def take(self, raw: Raw, label: str) -> None:
+        dense_bytes = math.prod(raw.shape) * raw.data.dtype.itemsize
+        if self.used + dense_bytes <= self.limit:
+            self.used += dense_bytes
+            return
+        how = (f"max_bytes={self.limit}" if self.explicit else
+               f"the default max_bytes={self.limit} ({MAX_BYTES_PER_FILE_BYTE} x the file's {self.file_size} "
+               f"bytes, at least {MAX_BYTES_FLOOR >> 20} MiB)")
+        before = f" (after {self.used} bytes of earlier sparse arrays)" if self.used else ""
         raise ParamsFormatError(
-            source, raw.offset,
+            self.source, raw.offset,
             f"{label} is {STYPE_NAMES[raw.stype]} with dense shape {raw.shape} {raw.data.dtype.name} = "
-            f"{dense_bytes} bytes, more than sparse_limit={limit} (a guard against hostile files); pass a "
-            f"larger sparse_limit (or None) to load it")
+            f"{dense_bytes} bytes{before}, more than {how}: a guard against decompression bombs. If the "
+            f"file is trusted, pass a larger max_bytes to load it")
+
+
+def _densify(raw: Raw) -> onp.ndarray:
     data = raw.data.view(onp.uint8) != 0 if raw.data.dtype == onp.bool_ else raw.data
     out = onp.zeros(raw.shape, raw.data.dtype)
     if raw.stype == 1:
@@ -92,35 +126,41 @@ def _read_source(source: Any) -> tuple[onp.ndarray, str]:
 
 
 def _load_host(source: Any,
-               sparse_limit: int | None) -> tuple[list[onp.ndarray | None], list[str] | None, str]:
+               max_bytes: int | None) -> tuple[list[onp.ndarray | None], list[str] | None, str]:
     buf, name = _read_source(source)
     raws, names = parse(buf, name)
+    budget = _Budget(name, len(buf), max_bytes)
+    for i, raw in enumerate(raws):  # every bound is checked before anything is densified
+        if raw is not None and raw.stype:
+            budget.take(raw, f"array {i}" + (f" ({names[i]!r})" if names else ""))
     arrays: list[onp.ndarray | None] = []
-    for i, raw in enumerate(raws):
-        if raw is None:
-            arrays.append(None)
-        elif raw.stype:
-            label = f"array {i}" + (f" ({names[i]!r})" if names else "")
-            arrays.append(_densify(name, raw, label, sparse_limit))
-        else:
-            arrays.append(_finish(raw))
+    for raw in raws:
+        arrays.append(None if raw is None else _densify(raw) if raw.stype else _finish(raw))
     return arrays, names, name
 
 
-def _warn_if_ints_wrap(arrays: list[onp.ndarray | None], names: list[str] | None, source: str) -> None:
-    """JAX in 32-bit mode wraps 64-bit integers silently; say so when it changes a loaded value."""
+def _warn_if_narrowed(arrays: list[onp.ndarray | None], names: list[str] | None, source: str) -> None:
+    """JAX in 32-bit mode stores 64-bit arrays as 32-bit ones: say which, and how to keep them."""
+    narrowed = []
+    wrapped = []
     for i, arr in enumerate(arrays):
-        if arr is None or arr.dtype.kind not in "iu" or arr.dtype.itemsize != 8 or not arr.size:
+        if arr is None or arr.dtype.itemsize != 8 or arr.dtype.kind not in "iuf":
             continue
-        narrow = onp.dtype(arr.dtype.kind + "4")
-        info = onp.iinfo(narrow)
-        if arr.min() < info.min or arr.max() > info.max:
-            label = repr(names[i]) if names else f"{i}"
-            warnings.warn(
-                f"{source}: array {label} holds {arr.dtype.name} values outside the {narrow.name} range and "
-                f"JAX runs in 32-bit mode, so they wrap around. Enable 64-bit mode with "
-                f"jax.config.update('jax_enable_x64', True) before loading, or read the file with "
-                f"framework.serialization.load_numpy.", UserWarning, stacklevel=3)
+        label = repr(names[i]) if names else f"{i}"
+        narrow = jax.dtypes.canonicalize_dtype(arr.dtype)
+        narrowed.append(f"{label} ({arr.dtype.name} -> {narrow.name})")
+        if arr.dtype.kind in "iu" and arr.size:
+            info = onp.iinfo(narrow)
+            if arr.min() < info.min or arr.max() > info.max:
+                wrapped.append(f"array {label} holds {arr.dtype.name} values outside the {narrow.name} range")
+    if not narrowed:
+        return
+    shown = ", ".join(narrowed[:8]) + (f" and {len(narrowed) - 8} more" if len(narrowed) > 8 else "")
+    extra = f" {'; '.join(wrapped)}, and they wrap around." if wrapped else ""
+    warnings.warn(
+        f"{source}: 64-bit arrays were loaded as 32-bit because JAX runs in 32-bit mode: {shown}.{extra} "
+        f"To keep 64 bits, run jax.config.update('jax_enable_x64', True) before loading, or read the file "
+        f"with framework.serialization.load_numpy.", UserWarning, stacklevel=3)
 
 
 def _pack(arrays: list, names: list[str] | None) -> dict[str, Any] | list[Any]:
@@ -128,7 +168,7 @@ def _pack(arrays: list, names: list[str] | None) -> dict[str, Any] | list[Any]:
 
 
 def load_numpy(source: str | os.PathLike | bytes, *,
-               sparse_limit: int | None = DEFAULT_SPARSE_LIMIT) -> dict[str, onp.ndarray | None] | list:
+               max_bytes: int | None = None) -> dict[str, onp.ndarray | None] | list:
     """Read an MXNet ``.params``/``.ndarray`` file into host NumPy arrays, in file order.
 
     Same as :func:`load` but without placing anything on a device: this is what checkpoints and
@@ -140,26 +180,30 @@ def load_numpy(source: str | os.PathLike | bytes, *,
     >>> load_numpy(dumps([onp.float16(1.5) * onp.ones(2, "float16")]))
     [array([1.5, 1.5], dtype=float16)]
     """
-    arrays, names, _ = _load_host(source, sparse_limit)
+    arrays, names, _ = _load_host(source, max_bytes)
     return _pack(arrays, names)
 
 
 def load(
-    source: str | os.PathLike | bytes, *, device: Any = None, sparse_limit: int | None = DEFAULT_SPARSE_LIMIT
+    source: str | os.PathLike | bytes, *, device: Any = None, max_bytes: int | None = None
 ) -> dict[str, jax.Array | None] | list[jax.Array | None]:
     """MXNet's ``npx.load`` / ``mx.nd.load``: read a ``.params`` or ``.ndarray`` file.
 
     ``source`` is a path, the file's content as bytes, or a binary stream. A file saved from a dict
     returns a dict (names as stored, e.g. ``'0.weight'`` or ``'arg:conv0_weight'``, in file order);
     one saved from a list or a single array returns a list. V3 (np), V2 (nd), V1 and pre-V1 files
-    all load, whatever mode wrote them. ``row_sparse`` and ``csr`` arrays come back dense (at most
-    ``sparse_limit`` bytes each). An undefined array (MXNet's "none" NDArray) comes back as
-    ``None``; a V2 array with a zero extent, which MXNet's nd mode would also treat as undefined,
-    comes back as the empty array it describes.
+    all load, whatever mode wrote them. ``row_sparse`` and ``csr`` arrays come back dense; all of a
+    file's sparse arrays together may expand to at most ``max_bytes`` bytes (keyword-only; default
+    :func:`default_max_bytes`: 64 x the file's size, at least 64 MiB), so that a few hundred crafted
+    bytes cannot claim gigabytes. Pass a larger ``max_bytes`` for a trusted file that needs it. An
+    undefined array (MXNet's "none" NDArray) comes back as ``None``; a V2 array with a zero extent,
+    which MXNet's nd mode would also treat as undefined, comes back as the empty array it describes.
 
     Arrays land on ``device`` (keyword-only; default: the CPU, as in MXNet). With JAX in its default
-    32-bit mode, 64-bit arrays become 32-bit as everywhere in JAX (a warning names integer arrays
-    whose values do not fit); :func:`load_numpy` keeps them exact.
+    32-bit mode, float64/int64/uint64 arrays become 32-bit as everywhere in JAX, and a warning names
+    each such array, its dtype, and the way to keep 64 bits:
+    ``jax.config.update('jax_enable_x64', True)`` before loading (they then load as float64/int64);
+    :func:`load_numpy` keeps them exact in any mode.
 
     A truncated, corrupted or foreign file raises :class:`ParamsFormatError` naming the file, the
     byte offset and what was expected; no size field is trusted beyond the file's length.
@@ -172,9 +216,9 @@ def load(
     ((2, 3), 'float32', True)
     """
     target = cpu(0) if device is None else as_device(device, what="device")
-    arrays, names, source_name = _load_host(source, sparse_limit)
+    arrays, names, source_name = _load_host(source, max_bytes)
     if not jax.config.jax_enable_x64:
-        _warn_if_ints_wrap(arrays, names, source_name)
+        _warn_if_narrowed(arrays, names, source_name)
     present = [a for a in arrays if a is not None]
     # The host arrays are views of a private buffer nothing else can reach: a CPU target may alias it.
     placed = iter(jax.device_put(present, target, may_alias=True))
