@@ -34,6 +34,7 @@ from ..autograd import tape
 from ..autograd.recorded import Recorded
 from . import binding as _binding
 from ._inputs import check_inputs
+from .hooks import HookHandle
 from .parameter import DeferredInitializationError, Parameter, ParameterDict
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
@@ -76,13 +77,21 @@ class Block:
     def __init__(self, prefix: str | None = None, params: Any = None, **kwargs: Any) -> None:
         object.__setattr__(self, "_children", OrderedDict())
         object.__setattr__(self, "_reg_params", OrderedDict())
-        object.__setattr__(self, "_forward_hooks", [])
-        object.__setattr__(self, "_forward_pre_hooks", [])
+        object.__setattr__(self, "_forward_hooks", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
         object.__setattr__(self, "_structure_cache", None)
         object.__setattr__(self, "_active", False)
 
     # ------------------------------------------------------------------ registration
     def __setattr__(self, name: str, value: Any) -> None:
+        old = self.__dict__.get(name)
+        for kind in (Block, Parameter):  # MXNet: a registered attribute keeps its kind
+            if isinstance(old, kind) and not isinstance(value, kind):
+                raise TypeError(
+                    f"Changing attribute type for {name} from {type(old).__name__} to "
+                    f"{type(value).__name__} is not allowed: '{name}' is a registered {kind.__name__}. "
+                    f"Assign another {kind.__name__}, or use a new attribute name."
+                )
         if isinstance(value, Block):
             self.register_child(value, name)
         elif isinstance(value, Parameter):
@@ -106,26 +115,44 @@ class Block:
         _bump()
         return block
 
-    def register_forward_hook(self, hook: Callable) -> None:
-        self._forward_hooks.append(hook)
+    def register_forward_hook(self, hook: Callable) -> HookHandle:
+        """Call ``hook(block, inputs, output)`` after each forward; ``.detach()`` the handle to remove it.
 
-    def register_forward_pre_hook(self, hook: Callable) -> None:
-        self._forward_pre_hooks.append(hook)
+        >>> from framework import gluon, np
+        >>> net = gluon.nn.Dense(2); net.initialize(); seen = []
+        >>> handle = net.register_forward_hook(lambda b, i, o: seen.append(o.shape))
+        >>> _ = net(np.ones((3, 4))); handle.detach(); _ = net(np.ones((3, 4)))
+        >>> seen
+        [(3, 2)]
+        """
+        return HookHandle(self._forward_hooks, hook)
+
+    def register_forward_pre_hook(self, hook: Callable) -> HookHandle:
+        """Call ``hook(block, inputs)`` before each forward; ``.detach()`` the handle to remove it."""
+        return HookHandle(self._forward_pre_hooks, hook)
 
     # ------------------------------------------------------------------ structure
     def _structure(self) -> tuple[ParameterDict, dict[int, str]]:
-        """(structural name -> Parameter, id(block) -> structural name), cached until the tree changes."""
+        """(structural name -> Parameter, id(block) -> structural name), cached until the tree changes.
+
+        A Parameter shared by several blocks appears once, under its first name: this is the pytree of
+        :meth:`functional_call`. :meth:`collect_params` lists every name (see ``_all_names``).
+        """
         cache = self._structure_cache
         if cache is not None and cache[0] == _epoch[0]:
             return cache[1], cache[2]
         params = ParameterDict()
+        every = ParameterDict()
         blocks: dict[int, str] = {}
         seen: set[int] = set()
 
         def walk(block: Block, prefix: str) -> None:
             blocks.setdefault(id(block), prefix.rstrip("."))
             for name, p in block._reg_params.items():
-                if p is not None and id(p) not in seen:
+                if p is None:
+                    continue
+                every[prefix + name] = p
+                if id(p) not in seen:
                     seen.add(id(p))
                     params[prefix + name] = p
                     if not self._transient:
@@ -134,12 +161,17 @@ class Block:
                 walk(child, f"{prefix}{name}.")
 
         walk(self, "")
-        object.__setattr__(self, "_structure_cache", (_epoch[0], params, blocks))
+        object.__setattr__(self, "_structure_cache", (_epoch[0], params, blocks, every))
         return params, blocks
 
     def collect_params(self, select: str | None = None) -> ParameterDict:
-        """All Parameters of this tree keyed by structural name; ``select`` is a regex on the names."""
-        params = self._structure()[0]
+        """All Parameters of this tree keyed by structural name; ``select`` is a regex on the names.
+
+        A shared Parameter is listed under each name that reaches it (MXNet 2.0), so
+        ``save_parameters`` writes one entry per name unless ``deduplicate=True``.
+        """
+        self._structure()
+        params = self._structure_cache[3]
         if select is None:
             return ParameterDict(params)
         regex = re.compile(select)
@@ -178,8 +210,11 @@ class Block:
         fn(self)
         return self
 
-    def share_parameters(self, shared: dict[str, Parameter]) -> Block:
-        """Use the Parameters in ``shared`` (structural name -> Parameter) instead of this tree's own."""
+    def share_parameters(self, shared: dict[str, Parameter] | None) -> Block:
+        """Use the Parameters in ``shared`` (structural name -> Parameter) instead of this tree's own;
+        ``None`` shares nothing (MXNet 2.0)."""
+        if shared is None:
+            return self
         own = self.collect_params()
         for name, p in shared.items():
             if name not in own:
@@ -228,10 +263,10 @@ class Block:
     # ------------------------------------------------------------------ the shell
     def __call__(self, *args: Any) -> Any:
         check_inputs(self, args)
-        for hook in self._forward_pre_hooks:
+        for hook in tuple(self._forward_pre_hooks.values()):
             hook(self, args)
         out = self._call(*args)
-        for hook in self._forward_hooks:
+        for hook in tuple(self._forward_hooks.values()):
             hook(self, args, out)
         return out
 
@@ -275,7 +310,10 @@ class Block:
         return self._jitted(training, False)(values, key, *args)
 
     def _jitted(self, training: bool, return_state: bool) -> Callable:
-        cache = self.__dict__.setdefault("_jit_cache", {})
+        epoch, cache = self.__dict__.get("_jit_cache") or (None, None)
+        if epoch != _epoch[0]:  # the tree changed (a child added or replaced): compile afresh
+            cache = {}
+            object.__setattr__(self, "_jit_cache", (_epoch[0], cache))
         fn = cache.get((training, return_state))
         if fn is None:
             def call(params, key_parts, *args):  # key_parts: (base key, count), see np.random

@@ -197,10 +197,11 @@ class Parameter:
         init, devices, default_init, key = self._deferred
         explicit = init if init is not None else self.init
         with jax.ensure_compile_time_eval():
-            if explicit is not None:
-                value = _init.create(explicit).init_array(self._shape, self.dtype, key=key)
-            else:
-                value = _init.create(default_init)(self.name, self._shape, self.dtype, key=key)
+            # MXNet (1.x and 2.0) applies the Parameter's own init, else the default one, by its
+            # weight rule whatever the Parameter's name
+            rule = explicit if explicit is not None else default_init
+            value = _init.create(rule).init_array(self._shape, self.dtype, key=key,
+                                                  name=self._structural_name or self.name)
             value = jnp.asarray(value, self.dtype)
             self._set_replicas(value, devices)
         self._deferred = None
@@ -410,7 +411,7 @@ class Constant(Parameter):
         self._value = value
 
         class _Init:
-            def init_array(_self, shape: Any, dtype: Any, *, key: Any = None) -> jax.Array:
+            def init_array(_self, shape: Any, dtype: Any, *, key: Any = None, name: str = "") -> jax.Array:
                 return value.astype(dtype)
 
         self.init = _Init()
@@ -431,23 +432,30 @@ class ParameterDict(dict):
 
         default = _init.Uniform() if init is None else init
         base = random.next_key()
-        for name, p in self.items():
+        for name, p in self._unique():
             p.initialize(None, device if device is not None else ctx, default_init=default,
                          force_reinit=force_reinit, key=_binding.name_key(base, name))
 
+    def _unique(self) -> list[tuple[str, Parameter]]:
+        """(first name, Parameter) once per Parameter: a shared one is listed under several names."""
+        first: dict[int, tuple[str, Parameter]] = {}
+        for name, p in self.items():
+            first.setdefault(id(p), (name, p))
+        return list(first.values())
+
     def zero_grad(self) -> None:
-        for p in self.values():
+        for _, p in self._unique():
             p.zero_grad()
 
     def reset_ctx(self, ctx: Any) -> None:
-        for p in self.values():
+        for _, p in self._unique():
             p.reset_ctx(ctx)
 
     reset_device = reset_ctx
 
     def setattr(self, name: str, value: Any) -> None:
         """Set an attribute on every parameter, e.g. ``setattr('grad_req', 'null')``."""
-        for p in self.values():
+        for _, p in self._unique():
             setattr(p, name, value)
 
     def list_ctx(self) -> list[jax.Device]:

@@ -34,8 +34,12 @@ def _brief(names: Any, limit: int = 8) -> str:
 
 
 def save_parameters(block: Any, filename: str | os.PathLike, deduplicate: bool = False) -> None:
-    """Write every Parameter (first replica) under its structural name, atomically."""
+    """Write every Parameter (first replica) under its structural name, atomically. A shared Parameter
+    is written under each of its names, or once with ``deduplicate=True`` (under its last name, as
+    MXNet does)."""
     params = block.collect_params()
+    if deduplicate:
+        params = {name: p for p, name in {p: name for name, p in params.items()}.items()}
     arrays = {}
     for name, p in params.items():
         arrays[name] = onp.asarray(p._check_initialized()[next(iter(p._data))])

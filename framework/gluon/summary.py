@@ -55,16 +55,15 @@ def summary(block: Any, *inputs: Any) -> None:
 
     def attach(b: Any) -> None:
         if b is not block or not b._children:
-            b.register_forward_hook(hook)
-            hooked.append(b)
+            hooked.append(b.register_forward_hook(hook))
 
     block.apply(attach)
     try:
         values = block.collect_params().values_on()
         jax.eval_shape(lambda v, *xs: block.functional_call(v, *xs), values, *inputs)
     finally:
-        for b in hooked:
-            b._forward_hooks.remove(hook)
+        for handle in hooked:
+            handle.detach()
     params = block.collect_params()
     total = sum(int(onp.prod(p.shape)) for p in params.values())
     trainable = sum(int(onp.prod(p.shape)) for p in params.values() if p.grad_req != "null")

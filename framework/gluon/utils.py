@@ -18,8 +18,9 @@ import jax.numpy as jnp
 import numpy as onp
 
 from .. import device as _device
+from .hooks import HookHandle
 
-__all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1"]
+__all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "HookHandle"]
 
 
 def _sections(size: int, num_slice: int, batch_axis: int, shape: tuple, even_split: bool) -> list[int]:

@@ -251,3 +251,10 @@ class Load(Initializer):
             raise ValueError(f"Cannot Initialize {name}. Not found in loaded param and no default "
                              "Initializer is provided.")
         return self.default_init(name, shape, dtype, key=key)
+
+    def init_array(self, shape: Shape, dtype: Any = None, *, key: jax.Array | None = None,
+                   name: str = "") -> jax.Array:
+        """The saved array named ``name``, else ``default_init``'s rule."""
+        if name not in self.param and self.default_init is not None:
+            return self.default_init.init_array(shape, dtype, key=key, name=name)
+        return self(name, shape, dtype, key=key)

@@ -11,7 +11,7 @@ value (see :mod:`framework.autograd`): then the call becomes a node of the recor
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -21,6 +21,8 @@ def recordable(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        # a generator or other iterator is read once here, not once by the check and again by fn
+        args = tuple(list(a) if isinstance(a, Iterator) else a for a in args)
         if tape.any_recorded(args, kwargs):
             return tape.record_call(fn, args, kwargs)
         return fn(*args, **kwargs)

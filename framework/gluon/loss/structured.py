@@ -33,8 +33,16 @@ class TripletLoss(Loss):
 
 
 class CosineEmbeddingLoss(Loss):
-    """``1 - cos(input1, input2)`` for label 1, ``max(0, cos - margin)`` for label -1; output (N, 1)
-    as MXNet's."""
+    """``1 - cos(input1, input2)`` for label 1, ``max(0, cos - margin)`` for label -1, per sample.
+
+    The output has shape (N,) like every other Gluon loss and MXNet 2.0's; MXNet 1.9.1 returned (N, 1),
+    which broadcasts against (N,) losses into an (N, N) sum: add ``.reshape(-1, 1)`` where 1.x code
+    relied on it.
+
+    >>> from framework import np
+    >>> CosineEmbeddingLoss()(np.ones((3, 4)), np.ones((3, 4)), np.array([1, -1, 1])).tolist()
+    [0.0, 1.0, 0.0]
+    """
 
     def __init__(self, weight: float | None = None, batch_axis: int = 0, margin: float = 0,
                  **kwargs: Any) -> None:
@@ -49,7 +57,9 @@ class CosineEmbeddingLoss(Loss):
         dot = jnp.sum(input1 * input2, axis=-1).reshape((-1, 1))
         cos = dot / jnp.maximum(x_norm * y_norm, 1e-12)
         loss = (1 - cos) * (label == 1) + jnp.maximum(0.0, (label == -1) * (cos - self._margin))
-        return _apply_weighting(loss, self._weight, sample_weight)
+        if _given(sample_weight):  # (N,) or (N, 1): one weight per sample
+            sample_weight = jnp.reshape(sample_weight, (-1, 1))
+        return _apply_weighting(loss, self._weight, sample_weight).reshape(-1)
 
 
 class PoissonNLLLoss(Loss):
