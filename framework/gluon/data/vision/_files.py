@@ -13,8 +13,8 @@ per process, so a second ``FashionMNIST()`` costs nothing.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
+import math
 import os
 import struct
 import threading
@@ -77,16 +77,100 @@ def _refetch(path: Path, name: str) -> str:
     return f"Delete it and fetch it again: python -m datasets fetch {name}"
 
 
-def _content(path: Path, name: str) -> tuple[bytes, bytes]:
-    """(decompressed content, file bytes) of ``path``."""
-    raw = path.read_bytes()
-    if not raw.startswith(b"\x1f\x8b"):
-        return raw, raw
-    try:
-        return gzip.decompress(raw), raw
-    except (EOFError, OSError, zlib.error) as err:
-        raise DataFileError(f"{path}: not a complete gzip file ({err}); it is probably truncated. "
-                            f"{_refetch(path, name)}") from None
+_CHUNK = 1 << 20
+
+
+class _Stream:
+    """The content of a file, plain or gzip (one or more members), read on demand and never beyond
+    what is asked: a few compressed bytes cannot make the reader inflate gigabytes. SHA-256 of the file
+    itself is kept as it is read (``finish`` reads the rest, bounded by the file's size)."""
+
+    def __init__(self, path: Path, name: str) -> None:
+        self.path, self.name = path, name
+        self.file = open(path, "rb")  # noqa: SIM115 - closed by close()
+        self.raw_sha = hashlib.sha256()
+        first = self.file.read(2)
+        self.gzip = first == b"\x1f\x8b"
+        self.raw_sha.update(first)
+        self.pending = b"" if self.gzip else first  # content read but not yet returned
+        self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS) if self.gzip else None
+        self.feed = first if self.gzip else b""  # compressed bytes not yet given to the inflater
+        self.offset = 0  # content bytes returned so far
+
+    def close(self) -> None:
+        self.file.close()
+
+    def _bad_gzip(self, err: Exception) -> DataFileError:
+        return DataFileError(f"{self.path}: not a complete gzip file ({err}) at content byte {self.offset}; "
+                             f"it is probably truncated or corrupted. {_refetch(self.path, self.name)}")
+
+    def _more(self, want: int) -> bytes:
+        """Up to ``want`` more content bytes; b'' at the end of the content."""
+        if not self.gzip:
+            data = self.file.read(want)
+            self.raw_sha.update(data)
+            return data
+        while True:
+            if self.inflater.eof:
+                rest = self.inflater.unused_data
+                if not rest:
+                    rest = self.file.read(_CHUNK)
+                    self.raw_sha.update(rest)
+                if not rest:
+                    return b""
+                if not rest.startswith(b"\x1f\x8b"):
+                    raise self._bad_gzip(ValueError("trailing bytes after the gzip stream"))
+                self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)  # the next gzip member
+                self.feed = rest
+            if not self.feed and not self.inflater.unconsumed_tail:
+                self.feed = self.file.read(_CHUNK)
+                self.raw_sha.update(self.feed)
+                if not self.feed:  # output the inflater may still hold, then the end marker must be there
+                    try:
+                        data = self.inflater.decompress(b"", want)
+                    except zlib.error as err:
+                        raise self._bad_gzip(err) from None
+                    if data:
+                        return data
+                    if not self.inflater.eof:
+                        raise self._bad_gzip(EOFError("the compressed stream ends before its end marker"))
+                    continue
+            source = self.inflater.unconsumed_tail or self.feed
+            if not self.inflater.unconsumed_tail:
+                self.feed = b""
+            try:
+                data = self.inflater.decompress(source, want)
+            except zlib.error as err:
+                raise self._bad_gzip(err) from None
+            if data:
+                return data
+
+    def read(self, size: int) -> bytes:
+        """Exactly ``size`` content bytes, or fewer at the end of the content."""
+        parts, got = [], 0
+        if self.pending:
+            parts.append(self.pending[:size])
+            got = len(parts[0])
+            self.pending = self.pending[size:]
+        while got < size:
+            data = self._more(min(size - got, _CHUNK))
+            if not data:
+                break
+            parts.append(data)
+            got += len(data)
+        self.offset += got
+        return parts[0] if len(parts) == 1 else b"".join(parts)  # one chunk: no copy
+
+    def finish(self) -> str:
+        """Check the stream is whole (gzip end marker, CRC) and return the file's SHA-256."""
+        if self.gzip:
+            if self._more(1):
+                raise DataFileError(f"{self.path}: byte {self.offset}: more content than expected. "
+                                    f"{_refetch(self.path, self.name)}")
+        else:
+            while data := self.file.read(_CHUNK):
+                self.raw_sha.update(data)
+        return self.raw_sha.hexdigest()
 
 
 def _cached(path: Path, verify: bool, extra: Any = None) -> tuple[tuple[Any, ...], Any]:
@@ -102,59 +186,87 @@ def _remember(key: tuple[Any, ...], value: Any) -> Any:
     return value
 
 
+def _idx_header(stream: _Stream, path: Path, name: str, spec: dict[str, Any] | None,
+                verify: bool) -> tuple[int, ...]:
+    head = stream.read(4)
+    if len(head) < 4 or head[:2] != b"\0\0" or head[2] != 0x08:
+        magic = head.hex() or "empty"
+        raise DataFileError(f"{path}: byte 0: not an IDX file of unsigned bytes (magic 0x{magic}, expected "
+                            f"0x0000080N). Is it the file it is named after? {_refetch(path, name)}")
+    ndim = head[3]
+    by_name = 3 if "idx3" in path.name else 1 if "idx1" in path.name else ndim
+    want_ndim = len(spec["shape"]) if spec else by_name
+    if ndim != want_ndim or ndim == 0:
+        kind = "images" if want_ndim == 3 else "labels"
+        raise DataFileError(f"{path}: byte 3: IDX rank {ndim}, expected {want_ndim or '1 or more'} for this "
+                            f"file ({kind}); the file holds something else.")
+    raw_dims = stream.read(4 * ndim)
+    if len(raw_dims) < 4 * ndim:
+        raise DataFileError(f"{path}: byte {4 + len(raw_dims)}: truncated inside its IDX header "
+                            f"({4 + len(raw_dims)} of {4 + 4 * ndim} bytes). {_refetch(path, name)}")
+    dims = struct.unpack(f">{ndim}I", raw_dims)
+    if verify and spec is not None and list(dims) != list(spec["shape"]):
+        raise DataFileError(f"{path}: byte 4: shape {dims}, expected {tuple(spec['shape'])} for this {name} "
+                            "file. Pass verify=False to read a file that is not the catalogued one.")
+    if math.prod(max(d, 1) for d in dims) > _MAX_IDX_BYTES:
+        raise DataFileError(f"{path}: byte 4: the IDX header gives shape {dims}, more than "
+                            f"{_MAX_IDX_BYTES} bytes; the file is corrupt. {_refetch(path, name)}")
+    return dims
+
+
+#: No IDX file is larger than this (the largest real ones are tens of MB).
+_MAX_IDX_BYTES = 1 << 40
+
+
 def read_idx(path: Path, name: str, spec: dict[str, Any] | None, verify: bool = True) -> onp.ndarray:
     """The array in the IDX file at ``path`` (gzip or not), checked against the catalogue's ``spec``.
 
-    Structure is always checked; with ``verify`` also the shape and checksum the catalogue records.
+    The header is read and checked first, from the first bytes of the (decompressed) stream: magic,
+    rank, and with ``verify`` the catalogued shape; then at most the size the header declares is read
+    (inflated), so memory stays within that size whatever the file holds. Structure is always
+    checked; with ``verify`` also the shape and checksum the catalogue records.
     """
     key, hit = _cached(path, verify)
     if hit is not None:
         return hit
-    data, raw = _content(path, name)
-    if len(data) < 4 or data[:2] != b"\0\0" or data[2] != 0x08:
-        magic = data[:4].hex() if len(data) >= 4 else data.hex() or "empty"
-        raise DataFileError(f"{path}: not an IDX file of unsigned bytes (magic 0x{magic}, expected "
-                            f"0x0000080N). Is it the file it is named after? {_refetch(path, name)}")
-    ndim = data[3]
-    by_name = 3 if "idx3" in path.name else 1 if "idx1" in path.name else ndim
-    want_ndim = len(spec["shape"]) if spec else by_name
-    if ndim != want_ndim:
-        raise DataFileError(f"{path}: IDX rank {ndim}, expected {want_ndim} for this file "
-                            f"({'images' if want_ndim == 3 else 'labels'}); the file holds something else.")
-    header = 4 + 4 * ndim
-    if len(data) < header:
-        raise DataFileError(f"{path}: truncated inside its IDX header ({len(data)} bytes). "
-                            f"{_refetch(path, name)}")
-    dims = struct.unpack(f">{ndim}I", data[4:header])
-    expected = header + int(onp.prod(dims, dtype=onp.int64))
-    if len(data) != expected:
-        what = "truncated" if len(data) < expected else "longer than its header says"
-        raise DataFileError(f"{path}: {what}: the IDX header gives shape {dims}, i.e. {expected} bytes, "
-                            f"but the content has {len(data)} bytes. {_refetch(path, name)}")
+    stream = _Stream(path, name)
+    try:
+        dims = _idx_header(stream, path, name, spec, verify)
+        header = 4 + 4 * len(dims)
+        count = math.prod(dims)
+        body = stream.read(count)
+        if len(body) < count:
+            have = header + len(body)
+            raise DataFileError(f"{path}: byte {have}: truncated: the IDX header gives shape {dims}, i.e. "
+                                f"{header + count} bytes, but the content has {have} bytes. "
+                                f"{_refetch(path, name)}")
+        if stream.read(1):
+            raise DataFileError(f"{path}: byte {header + count}: longer than its header says: the IDX header "
+                                f"gives shape {dims}, i.e. {header + count} bytes, but more content follows. "
+                                f"{_refetch(path, name)}")
+        raw_sha = stream.finish()
+    finally:
+        stream.close()
     if verify and spec is not None:
-        if list(dims) != list(spec["shape"]):
-            raise DataFileError(f"{path}: shape {dims}, expected {tuple(spec['shape'])} for this {name} "
-                                "file. Pass verify=False to read a file that is not the catalogued one.")
-        _check_digest(path, name, data, raw, spec)
-    return _remember(key, onp.frombuffer(data, dtype=onp.uint8, offset=header).reshape(dims))
+        content_sha = hashlib.sha256(struct.pack(f">BBBB{len(dims)}I", 0, 0, 8, len(dims), *dims))
+        content_sha.update(body)
+        _check_digest(path, name, content_sha.hexdigest(), raw_sha if stream.gzip else None, spec)
+    return _remember(key, onp.frombuffer(body, dtype=onp.uint8).reshape(dims))
 
 
-def _check_digest(path: Path, name: str, data: bytes, raw: bytes, spec: dict[str, Any]) -> None:
+def _check_digest(path: Path, name: str, content_sha: str, gz_sha: str | None, spec: dict[str, Any]) -> None:
     if spec.get("sha256"):
-        got = hashlib.sha256(data).hexdigest()
-        if got == spec["sha256"]:
+        if content_sha == spec["sha256"]:
             return
-        where = "decompressed content" if raw is not data else "content"
-        raise DataFileError(f"{path}: checksum mismatch: sha256 of the {where} is {got}, expected "
+        where = "decompressed content" if gz_sha is not None else "content"
+        raise DataFileError(f"{path}: checksum mismatch: sha256 of the {where} is {content_sha}, expected "
                             f"{spec['sha256']}. The file is corrupt or not the {name} file it is named "
                             "after. "
                             f"{_refetch(path, name)} (or pass verify=False to read it anyway).")
     known = spec.get("gz", {}).get("sha256", [])
-    if raw is not data and known:
-        got = hashlib.sha256(raw).hexdigest()
-        if got not in known:
-            raise DataFileError(f"{path}: checksum mismatch: sha256 {got} is none of the known downloads "
-                                f"{known}. {_refetch(path, name)} (or pass verify=False to read it anyway).")
+    if gz_sha is not None and known and gz_sha not in known:
+        raise DataFileError(f"{path}: checksum mismatch: sha256 {gz_sha} is none of the known downloads "
+                            f"{known}. {_refetch(path, name)} (or pass verify=False to read it anyway).")
 
 
 def read_cifar(path: Path, name: str, spec: dict[str, Any] | None, label_bytes: int,
@@ -163,7 +275,14 @@ def read_cifar(path: Path, name: str, spec: dict[str, Any] | None, label_bytes: 
     key, hit = _cached(path, verify, label_bytes)
     if hit is not None:
         return hit
-    data, _ = _content(path, name)
+    limit = spec["size"] if verify and spec is not None else _MAX_IDX_BYTES
+    stream = _Stream(path, name)
+    try:
+        data = stream.read(limit + 1)  # one byte more than the catalogue allows shows a longer file
+        if len(data) <= limit:
+            stream.finish()
+    finally:
+        stream.close()
     record = label_bytes + 3072
     if not data or len(data) % record:
         raise DataFileError(f"{path}: {len(data)} bytes is not a whole number of {record}-byte CIFAR "
