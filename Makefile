@@ -25,7 +25,7 @@ data:
 train: setup data
 	$(BIN)/python -m train $(ARGS)
 
-test: setup-dev
+test: setup-dev data
 	$(BIN)/python -m pytest -n 2 -q $(ARGS)
 
 bench: setup

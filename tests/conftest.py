@@ -1,4 +1,9 @@
-"""Every test runs with 4 CPU devices, set before JAX starts computing."""
+"""Every test runs with 4 CPU devices, set before JAX starts computing.
+
+Reference numbers come from files in this repository (``tests/reference/<area>/``, made by real
+MXNet 1.9.1 with ``tools/mxnet_reference/``); real Fashion-MNIST is found where the library looks
+for it (``$FRAMEWORK_HOME/datasets``, then Debian's package directory).
+"""
 
 from __future__ import annotations
 
@@ -12,33 +17,40 @@ jax.config.update("jax_num_cpu_devices", 4)
 import numpy as onp  # noqa: E402
 import pytest  # noqa: E402
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-REFERENCE = SHARED / "mxnet-reference"
-FASHION_DIRS = [SHARED / "data" / "fashion-mnist", Path("/usr/share/datasets/fashion-mnist")]
+REFERENCE = Path(__file__).resolve().parent / "reference"
+GET_FASHION = ("make data   (as root on Debian: apt-get install dataset-fashion-mnist), or "
+               "python -m datasets fetch fashion-mnist   (needs the network; writes "
+               "$FRAMEWORK_HOME/datasets)")
 
 
 @pytest.fixture(scope="session")
-def ref():
-    """Outputs of real MXNet 1.9.1 (../shared/mxnet-reference/mx_reference_np.npz)."""
-    path = REFERENCE / "mx_reference_np.npz"
-    if not path.exists():
-        pytest.fail(f"the MXNet reference is missing: {path}")
-    with onp.load(path) as data:
+def ref() -> dict[str, onp.ndarray]:
+    """Outputs of real MXNet 1.9.1 (tests/reference/core/mx_reference_np.npz; inputs documented in
+    tools/mxnet_reference/gen_core.py)."""
+    path = REFERENCE / "core" / "mx_reference_np.npz"
+    with onp.load(path, allow_pickle=False) as data:
         return {k: data[k] for k in data.files}
 
 
 @pytest.fixture(scope="session")
 def params_dir() -> Path:
+    """MXNet 1.9.1 ``.params`` files with their expected arrays (tools/mxnet_reference/gen_params.py)."""
     return REFERENCE / "params"
 
 
 @pytest.fixture(scope="session")
 def fashion_root() -> Path:
-    """The directory holding the four real Fashion-MNIST files."""
-    for d in FASHION_DIRS:
-        if (d / "train-images-idx3-ubyte.gz").exists():
+    """The directory holding the four real Fashion-MNIST files; fails (never skips) without them."""
+    from framework.gluon.data.vision import _files
+    from framework.gluon.data.vision.catalogue import CATALOGUE
+
+    files = list(CATALOGUE["fashion-mnist"]["files"])
+    places = _files.search_dirs("fashion-mnist")
+    for _, d in places:
+        if all(_files.find_file(d, f) for f in files):
             return d
-    pytest.fail("real Fashion-MNIST not found in " + ", ".join(map(str, FASHION_DIRS)))
+    pytest.fail("real Fashion-MNIST not found in " + ", ".join(str(d) for _, d in places)
+                + ". Get it with: " + GET_FASHION, pytrace=False)
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from framework.serialization import ParamsFormatError, load, load_numpy
 
-PARAMS = Path(__file__).resolve().parents[1].parent / "shared" / "mxnet-reference" / "params"
+PARAMS = Path(__file__).resolve().parent / "reference" / "params"  # tools/mxnet_reference/gen_params.py
 NAMES = ["dtypes_nd.params", "list_nd.params", "np_scalar.params", "small_net_nd.params",
          "small_net_np.params", "sparse_nd.params", "small_net_export_nd-0000.params",
          "small_net_export_np-0000.params"]
