@@ -57,8 +57,10 @@ def _split_prefixed(name: str) -> tuple[str, str]:
     return (head + "_" if head else ""), tail
 
 
-def _map_prefixed(loaded: dict[str, Any], params: ParameterDict, filename: str) -> dict[str, Any]:
-    """Map block-prefixed names (export / legacy files) onto structural names, block by block in order."""
+def _map_prefixed(loaded: dict[str, Any], params: ParameterDict, filename: str, allow_missing: bool,
+                  ignore_extra: bool) -> dict[str, Any]:
+    """Map block-prefixed names (export / legacy files) onto structural names, block by block in order;
+    inside a block, a missing or extra parameter is allowed as ``allow_missing``/``ignore_extra`` say."""
     groups: dict[str, dict[str, Any]] = {}
     for name, value in loaded.items():
         prefix, local = _split_prefixed(name)
@@ -75,13 +77,14 @@ def _map_prefixed(loaded: dict[str, Any], params: ParameterDict, filename: str) 
         )
     mapped = {}
     for (prefix, group), (owner, names) in zip(groups.items(), ours.items(), strict=True):
-        if set(group) != set(names):
+        missing, extra = set(names) - set(group), set(group) - set(names)
+        if (missing and not allow_missing) or (extra and not ignore_extra):
             raise ValueError(
                 f"{filename}: block '{prefix}' holds {sorted(group)} but the matching block "
                 f"'{owner or type(params).__name__}' of this network has {sorted(names)}."
             )
         for local, value in group.items():
-            mapped[names[local]] = value
+            mapped[names.get(local, f"{prefix}{local}")] = value  # an extra keeps its own name
     return mapped
 
 
@@ -96,8 +99,10 @@ def load_parameters(block: Any, filename: str | os.PathLike, ctx: Any = None, al
     params = block.collect_params()
     if not loaded and not params:
         return
-    if loaded and not any("." in k for k in loaded):
-        loaded = _map_prefixed(loaded, params, filename)
+    # Structural names ('0.weight'; a single layer's 'weight') match directly; only a file none of whose
+    # names is one of this network's is read as block-prefixed ('arg:conv0_weight', 'dense0_weight').
+    if loaded and not any(k in params for k in loaded) and not any("." in k for k in loaded):
+        loaded = _map_prefixed(loaded, params, filename, allow_missing, ignore_extra)
     missing = [n for n in params if n not in loaded]
     if missing and not allow_missing:
         raise ValueError(
