@@ -431,11 +431,4 @@ class HybridBlock(Block):
         self(x, *args)
 
 
-class SymbolBlock(HybridBlock):
-    """Not supported: MXNet symbols (``-symbol.json`` graphs) have no JAX counterpart here."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise NotImplementedError(
-            "SymbolBlock: MXNet symbol graphs cannot run on JAX. Rebuild the network with gluon.nn "
-            "layers and load the exported weights with net.load_parameters('<prefix>-0000.params')."
-        )
+from .symbol_block import SymbolBlock  # noqa: E402  (MXNet graphs as HybridBlocks; needs HybridBlock)

@@ -5,6 +5,7 @@ from .containers import HybridSequential, Sequential
 __all__ = ["Sequential", "HybridSequential"]
 
 # Layers (basic_layers, conv_layers, activations) are re-exported below.
+from ..symbol_block import SymbolBlock  # noqa: E402  (MXNet exports it from gluon.nn too)
 from .activations import ELU, GELU, SELU, Activation, LeakyReLU, PReLU, SiLU, Swish  # noqa: E402
 from .basic_layers import (  # noqa: E402
     Concatenate,
@@ -50,4 +51,5 @@ __all__ += [
     "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D", "GlobalAvgPool1D", "GlobalAvgPool2D",
     "GlobalAvgPool3D",
     "BatchNorm", "BatchNormReLU", "LayerNorm", "InstanceNorm", "GroupNorm",
+    "SymbolBlock",
 ]
