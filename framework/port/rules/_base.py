@@ -1,0 +1,92 @@
+"""What every rule shares: the module's facts, the report, where a node is, and how to reach ``npx`` /
+``autograd`` from the module's own names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from .._analysis import ModuleInfo, dotted
+from ..report import Report, Unported
+
+__all__ = ["PortContext", "Rule", "ARGPARSE_LIKE"]
+
+# receivers whose .ctx / .context is a user's setting, not an array's device
+ARGPARSE_LIKE = {"self", "cls", "args", "opt", "opts", "config", "cfg", "options", "hparams", "flags",
+                 "FLAGS", "kwargs", "settings", "conf"}
+
+
+@dataclass
+class PortContext:
+    path: str
+    info: ModuleInfo
+    report: Report
+    module: cst.Module
+    needs: set[str] = field(default_factory=set)
+
+
+class Rule(cst.CSTTransformer):
+    """A rewrite rule: a libcst transformer with the module's facts and the report at hand."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, ctx: PortContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.info = ctx.info
+
+    def line(self, node: cst.CSTNode) -> int:
+        try:
+            return self.get_metadata(PositionProvider, node).start.line
+        except KeyError:
+            return 0
+
+    def count(self, rule: str) -> None:
+        self.ctx.report.count(rule)
+
+    def unported(self, node: cst.CSTNode, why: str, fix: str) -> None:
+        code = " ".join(self.ctx.module.code_for_node(node).split())
+        if len(code) > 72:
+            code = code[:69] + "..."
+        self.ctx.report.unported.append(Unported(self.ctx.path, self.line(node), code, why, fix))
+
+    def ns(self, what: str) -> cst.BaseExpression:
+        """``npx`` / ``mx.npx`` / a Name whose import the driver adds."""
+        expr = self.info.namespace(what)
+        if expr is None:
+            self.ctx.needs.add(what)
+            expr = cst.Name(what)
+        return expr
+
+    def call(self, what: str, fn: str, *args: cst.BaseExpression | cst.Arg) -> cst.Call:
+        """``<what>.<fn>(*args)``."""
+        return cst.Call(func=cst.Attribute(value=self.ns(what), attr=cst.Name(fn)),
+                        args=[a if isinstance(a, cst.Arg) else cst.Arg(unparen(a)) for a in args])
+
+    def is_module_ref(self, node: cst.BaseExpression) -> bool:
+        """``node`` is a dotted name starting at an imported module (``mx.nd``, ``onp``)."""
+        name = dotted(node)
+        return name is not None and self.info.is_module(name.split(".")[0])
+
+
+def unparen(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``(x + 1)`` -> ``x + 1`` where it becomes a call's argument (tuples and generators keep theirs)."""
+    if node.lpar and not isinstance(node, (cst.Tuple, cst.GeneratorExp, cst.Yield, cst.NamedExpr)) \
+            and len(node.lpar) == 1:
+        return node.with_changes(lpar=[], rpar=[])
+    return node
+
+
+def plain_args(call: cst.Call, n: int) -> bool:
+    """``call`` has exactly ``n`` positional arguments and no keyword or star arguments."""
+    return len(call.args) == n and all(a.keyword is None and not a.star for a in call.args)
+
+
+def strip_comma(arg: cst.Arg) -> cst.Arg:
+    return arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+
+
+def assignable(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.Name, cst.Attribute, cst.Subscript))

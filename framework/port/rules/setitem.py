@@ -1,0 +1,95 @@
+"""Subscript assignment on arrays: ``x[i] = v`` -> ``x = npx.setitem(x, i, v)`` and ``x[i] += v`` ->
+``x = npx.setitem(x, i, x[i] + v)``. ``npx.setitem`` changes a Variable (or a NumPy array, list, dict)
+in place and returns it, and returns the updated copy of an immutable ``jax.Array``, so the rewrite is
+right whatever ``x`` holds; it is applied where ``x`` looks like an array: the index has a slice, an
+``...``, ``None`` or several axes (``x[:]``, ``x[1, 2]``), or ``x`` is a name the module makes with
+``nd``/``np``/``npx`` or uses as an array. Plain ``d[key] = v`` on anything else is left alone.
+Assignments into a call's result (``p.data()[:] = v``) are reported with the fix."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ._base import Rule
+
+__all__ = ["SetitemRule"]
+
+
+def _index_expr(sub: cst.Subscript) -> cst.BaseExpression | None:
+    """The index of ``x[...]`` as an ordinary expression (slices as ``slice(...)`` calls)."""
+    parts: list[cst.BaseExpression] = []
+    for el in sub.slice:
+        s = el.slice
+        if isinstance(s, cst.Index):
+            if s.star is not None:
+                return None
+            parts.append(s.value)
+        else:
+            bounds = [s.lower, s.upper] + ([s.step] if s.step is not None else [])
+            while len(bounds) > 1 and bounds[-1] is None:
+                bounds.pop()
+            parts.append(cst.Call(func=cst.Name("slice"),
+                                  args=[cst.Arg(b if b is not None else cst.Name("None")) for b in bounds]))
+    if len(parts) == 1 and sub.slice[0].comma is cst.MaybeSentinel.DEFAULT:
+        return parts[0]
+    return cst.Tuple(elements=[cst.Element(p) for p in parts])
+
+
+def _array_like_index(sub: cst.Subscript) -> bool:
+    if len(sub.slice) > 1 or sub.slice[0].comma is not cst.MaybeSentinel.DEFAULT:
+        return True
+    s = sub.slice[0].slice
+    if isinstance(s, cst.Slice):
+        return True
+    v = s.value
+    return isinstance(v, (cst.Ellipsis, cst.Tuple)) or (isinstance(v, cst.Name) and v.value == "None")
+
+
+class SetitemRule(Rule):
+    def _wanted(self, original: cst.Subscript) -> bool:
+        base = original.value
+        info = self.info
+        if isinstance(base, cst.Call):
+            fix = "write the new value with the object's setter"
+            if isinstance(base.func, cst.Attribute) and base.func.attr.value == "data":
+                fix = f"{self.ctx.module.code_for_node(base.func.value)}.set_data(new_value)"
+            elif isinstance(base.func, cst.Attribute) and base.func.attr.value == "grad":
+                fix = f"{self.ctx.module.code_for_node(base.func.value)}.zero_grad() to clear it"
+            self.unported(original, "assignment into the array a call returns: jax arrays are immutable, so "
+                          "the change would be lost", fix)
+            return False
+        if not isinstance(base, (cst.Name, cst.Attribute, cst.Subscript)) or self.is_module_ref(base):
+            return False
+        if isinstance(base, cst.Name) and base.value in (info.containers | info.foreign | info.devices):
+            return False
+        return _array_like_index(original) or (isinstance(base, cst.Name) and base.value in info.arrays)
+
+    def _rewrite(self, target: cst.Subscript, value: cst.BaseExpression,
+                 semicolon: cst.Semicolon | cst.MaybeSentinel) -> cst.BaseSmallStatement | None:
+        index = _index_expr(target)
+        if index is None:
+            return None
+        self.count("setitem")
+        call = self.call("npx", "setitem", target.value, index, value)
+        return cst.Assign(targets=[cst.AssignTarget(target.value)], value=call, semicolon=semicolon)
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.BaseSmallStatement:
+        if len(original.targets) != 1 or not isinstance(original.targets[0].target, cst.Subscript):
+            return updated
+        if not self._wanted(original.targets[0].target):
+            return updated
+        out = self._rewrite(updated.targets[0].target, updated.value, updated.semicolon)  # type: ignore[arg-type]
+        return updated if out is None else out
+
+    def leave_AugAssign(self, original: cst.AugAssign, updated: cst.AugAssign) -> cst.BaseSmallStatement:
+        if not isinstance(original.target, cst.Subscript) or not self._wanted(original.target):
+            return updated
+        target = updated.target
+        op = getattr(cst, type(updated.operator).__name__.replace("Assign", ""))()
+        right = updated.value
+        loose = (cst.BinaryOperation, cst.BooleanOperation, cst.Comparison, cst.IfExp, cst.Lambda)
+        if isinstance(right, loose) and not right.lpar:
+            right = right.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        value = cst.BinaryOperation(left=target, operator=op, right=right)
+        out = self._rewrite(target, value, updated.semicolon)  # type: ignore[arg-type]
+        return updated if out is None else out
