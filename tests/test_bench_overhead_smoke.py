@@ -6,10 +6,6 @@ others (gradients; parameters after a training step), and that the ratios are fi
 
 import math
 
-import pytest
-
-pytest.importorskip("matplotlib")
-
 
 def _finite_positive(values):
     values = list(values)

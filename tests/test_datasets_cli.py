@@ -164,7 +164,6 @@ def test_prepare_extracts_a_cifar_archive(tmp_path, monkeypatch, capsys):
 
 
 def test_tfds_copy_is_found_by_the_dataset_class(tiny_fashion):
-    pytest.importorskip("tensorflow_datasets")
     from datasets.tfds_copy import build
 
     _, arrays = tiny_fashion

@@ -55,8 +55,6 @@ def test_softmax_ce_gradient_matches_mxnet(ref):
 
 
 def test_softmax_ce_records_under_autograd(ref):
-    if not hasattr(gluon.nn, "Dense"):
-        pytest.skip("gluon.nn.Dense not available yet")
     net = gluon.nn.Dense(10, in_units=10, use_bias=False)
     net.initialize()
     net.weight.set_data(jnp.eye(10))

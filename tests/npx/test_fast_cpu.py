@@ -133,21 +133,29 @@ def test_conv2d_equals_npx_convolution():
     _close(jax.jit(lambda x, w, b: fast_cpu.conv2d(x, w, b, pad=1))(x, w, b), want)
 
 
-def test_supports_conv2d():
-    assert fast_cpu.supports_conv2d((256, 1, 28, 28), (6, 1, 5, 5))
-    assert fast_cpu.supports_conv2d((256, 6, 12, 12), (16, 6, 3, 3))
-    assert fast_cpu.supports_conv2d((8, 2, 9, 11), (16, 2, 3, 3), (2, 2), ((1, 2), (0, 1)), (2, 1))
-    assert not fast_cpu.supports_conv2d((8, 4, 9, 11), (6, 2, 3, 2), (2, 1), 0, (1, 2), 2)  # 12x waste
-    assert fast_cpu.supports_conv2d((8, 4, 9, 11), (16, 2, 3, 3), groups=2)
-    assert not fast_cpu.supports_conv2d((8, 256, 14, 14), (256, 256, 3, 3))  # XLA's own is efficient
-    assert not fast_cpu.supports_conv2d((8, 3, 224, 224), (16, 3, 3, 3))  # too many column blocks
-    assert not fast_cpu.supports_conv2d((8, 3, 64, 64), (16, 3, 3, 3), dilation=(1, 9))  # 6.3x waste
-    assert not fast_cpu.supports_conv2d((64, 8, 28, 28), (8, 8, 3, 3), pad=1)  # XLA's own is as fast
+def test_supports_conv2d_refuses_what_conv2d_cannot_compute():
     assert not fast_cpu.supports_conv2d((8, 3, 32, 32), (16, 3, 3, 3), dtype=jnp.int32)
     assert not fast_cpu.supports_conv2d((8, 3, 32), (16, 3, 3))  # not 2-D
     assert not fast_cpu.supports_conv2d((8, 3, 32, 32), (16, 2, 3, 3), groups=2)  # 3 channels, 2 groups
     assert not fast_cpu.supports_conv2d((8, 3, 2, 2), (16, 3, 3, 3))  # kernel larger than input
     assert not fast_cpu.supports_conv2d((8, 3, 9, 9), (16, 3, 3, 3), stride=0)
+    assert not fast_cpu.supports_conv2d((8, 3, 9, 9), (16, 3, 3, 3), pad=(1, 2, 3))
+
+
+def test_supports_conv2d_follows_its_documented_speed_rule():
+    """The speed rule (not its calibration): the channel limits and the slice bound, probed on both
+    sides of the module's thresholds, everything else held small."""
+    c_max, o_max = fast_cpu._MAX_IN_CHANNELS, fast_cpu._MAX_OUT_CHANNELS
+    assert fast_cpu.supports_conv2d((2, c_max, 12, 12), (o_max, c_max, 3, 3))
+    assert not fast_cpu.supports_conv2d((2, c_max + 1, 12, 12), (o_max, c_max + 1, 3, 3))
+    assert not fast_cpu.supports_conv2d((2, c_max, 12, 12), (o_max + 1, c_max, 3, 3))
+    # wider images: more column blocks x row taps than _MAX_PIECES slices (LeNet's 5x5, 6 filters)
+    pieces = {}
+    for w in (76, 84):
+        nb = fast_cpu._geometry((1, 1, 8, w), (6, 1, 5, 5), (1, 1), ((0, 0), (0, 0)), (1, 1), None)[3]
+        pieces[w] = nb * 5
+        assert fast_cpu.supports_conv2d((1, 1, 8, w), (6, 1, 5, 5)) == (nb * 5 <= fast_cpu._MAX_PIECES), w
+    assert min(pieces.values()) <= fast_cpu._MAX_PIECES < max(pieces.values())  # both sides probed
 
 
 def test_conv2d_errors_name_the_problem():
@@ -164,12 +172,19 @@ def test_conv2d_errors_name_the_problem():
         fast_cpu.conv2d(x, jnp.ones((4, 3, 3, 3)), pad=(1, 2, 3))
 
 
-def test_block_width():
-    assert fast_cpu.block_width(24, 6, 1, 5) == 8  # LeNet's conv1
-    assert fast_cpu.block_width(10, 16, 6, 3) == 2  # LeNet's conv2
-    assert fast_cpu.block_width(24, 6, 1, 5, multiple=2) == 8  # conv1 before a 2x2 pool
-    assert fast_cpu.block_width(10, 16, 6, 3, multiple=4) == 10  # no multiple of 4 divides 10
-    assert fast_cpu.block_width(7, 1) == 7  # too small for any block: the whole row
+@pytest.mark.parametrize("multiple", [1, 2, 3, 4])
+def test_block_width_is_the_smallest_block_with_a_big_enough_band(multiple):
+    """block_width's contract, checked on a grid: it divides the row, is a multiple of ``multiple`` and
+    is the smallest such width whose band matrix has _MIN_BAND_ENTRIES entries, else the whole row."""
+    def band(bw, o, c, k, s):
+        return k * c * ((bw - 1) * s + k) * o * bw
+
+    for wo in (1, 7, 10, 12, 24, 30):
+        for o, c, k, s in ((6, 1, 5, 1), (16, 6, 3, 1), (2, 1, 1, 2), (32, 6, 3, 2)):
+            bw = fast_cpu.block_width(wo, o, c, k, s, multiple=multiple)
+            fits = [b for b in range(multiple, wo + 1, multiple)
+                    if wo % b == 0 and band(b, o, c, k, s) >= fast_cpu._MIN_BAND_ENTRIES]
+            assert bw == (fits[0] if fits else wo), (wo, o, c, k, s)
 
 
 # (x shape, kernel, stride, pad, ceil_mode): tiling windows take the reshape path, others strided slices
@@ -311,7 +326,8 @@ def test_conv2d_maxpool2d_supports_and_errors():
     assert fast_cpu.supports_conv2d_maxpool2d((256, 1, 28, 28), (6, 1, 5, 5))
     assert fast_cpu.supports_conv2d_maxpool2d((256, 6, 12, 12), (16, 6, 3, 3), pool=2)
     assert not fast_cpu.supports_conv2d_maxpool2d((2, 1, 5, 5), (6, 1, 5, 5))  # 1x1 output, no 2x2 window
-    assert not fast_cpu.supports_conv2d_maxpool2d((8, 64, 14, 14), (64, 64, 3, 3))
+    c = fast_cpu._MAX_IN_CHANNELS + 1  # over the convolution's channel limit
+    assert not fast_cpu.supports_conv2d_maxpool2d((8, c, 14, 14), (8, c, 3, 3))
     assert not fast_cpu.supports_conv2d_maxpool2d((8, 1, 28, 28), (6, 1, 5, 5), pool=0)
     x, w = jnp.ones((1, 1, 8, 8)), jnp.ones((2, 1, 3, 3))
     with pytest.raises(ValueError, match="activation='tanh' is not supported; use None or 'relu'"):
