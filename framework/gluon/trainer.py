@@ -20,6 +20,7 @@ learning rate and the rescale factor are inputs of that call: changing them neve
 from __future__ import annotations
 
 import json
+import numbers
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -33,10 +34,21 @@ from .parameter import Parameter, ParameterDict
 __all__ = ["Trainer"]
 
 
+def _not_a_parameter(where: str, p: Any) -> ValueError:
+    kind = "jax.Array" if isinstance(p, jax.Array) else type(p).__name__
+    hint = (" Arrays hold no gradient or optimizer state here: give the Trainer the Parameters that own "
+            "them." if isinstance(p, (jax.Array, onp.ndarray)) else "")
+    return ValueError(f"First argument must be a list or dict of Parameters, got {where} of type {kind}."
+                      f"{hint} Pass net.collect_params() (or a list of gluon.Parameter).")
+
+
 def _as_named(params: Any) -> list[tuple[str, Parameter]]:
     if isinstance(params, Mapping):
         items = list(params.items())
     elif isinstance(params, (list, tuple)):
+        for i, p in enumerate(params):
+            if not isinstance(p, Parameter):
+                raise _not_a_parameter(f"item {i} of a {type(params).__name__}", p)
         items = [(p._structural_name or p.name, p) for p in params]
     else:
         raise ValueError(
@@ -47,7 +59,7 @@ def _as_named(params: Any) -> list[tuple[str, Parameter]]:
     out = []
     for name, p in items:
         if not isinstance(p, Parameter):
-            raise ValueError(f"First argument must be a list or dict of Parameters, got {name!r}: {p!r}.")
+            raise _not_a_parameter(f"{name!r}", p)
         if id(p) in seen:
             continue
         seen[id(p)] = name
@@ -55,16 +67,69 @@ def _as_named(params: Any) -> list[tuple[str, Parameter]]:
     return out
 
 
+#: Optimizer hyperparameters that are numbers (a string there is a mistake caught at construction).
+_NUMERIC = ("learning_rate", "lr", "wd", "momentum", "rescale_grad", "clip_gradient", "beta1", "beta2",
+            "epsilon", "gamma1", "gamma2", "lamda1", "beta", "rho", "eta", "clip_weights",
+            "initial_accumulator")
+
+
+def _check_number(what: str, value: Any) -> None:
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return
+    if isinstance(value, str):
+        try:
+            fix = f"pass {float(value)!r}, a number"
+        except ValueError:
+            fix = "pass a number"
+        raise TypeError(f"{what} is the string {value!r}; expected a number: {fix}.")
+    if value is not None:
+        raise TypeError(f"{what} is {value!r} ({type(value).__name__}); expected a number (int or float).")
+
+
+def _check_batch_size(method: str, batch_size: Any) -> None:
+    if isinstance(batch_size, numbers.Real) and not isinstance(batch_size, bool) and batch_size > 0:
+        return
+    raise ValueError(f"Trainer.{method}: batch_size must be a positive number (the summed gradients are "
+                     f"divided by it); got {batch_size!r}. Pass the number of samples in the batch, e.g. "
+                     f"trainer.{method}(data.shape[0]).")
+
+
 class Trainer:
-    """Applies an optimizer to a set of Parameters (MXNet's signature)."""
+    """Applies an optimizer to a set of Parameters (MXNet's signature).
+
+    ``skip_nonfinite=True`` (keyword-only): a step whose summed gradients hold a NaN or an infinity
+    leaves every Parameter and the optimizer state unchanged and is counted in :attr:`skipped_steps`,
+    as mixed-precision loss scalers do; the check runs inside the compiled update (no host sync). The
+    step counter ``optimizer.num_update`` still advances. Without it, one NaN loss turns every weight
+    into NaN. ``gluon.utils.check_finite`` checks a loss or any arrays on the host.
+
+    >>> from framework import autograd, gluon, np
+    >>> net = gluon.nn.Dense(1, in_units=2); net.initialize()
+    >>> trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1}, skip_nonfinite=True)
+    >>> with autograd.record():
+    ...     loss = (net(np.ones((4, 2))) * np.nan).sum()
+    >>> loss.backward(); trainer.step(4)
+    >>> trainer.skipped_steps, bool(np.isfinite(net.weight.data()).all())
+    (1, True)
+    """
 
     def __init__(self, params: Any, optimizer: Any, optimizer_params: dict[str, Any] | None = None,
                  kvstore: Any = "device", compression_params: Any = None,
-                 update_on_kvstore: bool | None = None) -> None:
+                 update_on_kvstore: bool | None = None, *, skip_nonfinite: bool = False) -> None:
         from .. import optimizer as _opt
 
         self._params = _as_named(params)
+        if optimizer_params is not None and not isinstance(optimizer_params, Mapping):
+            raise TypeError(f"optimizer_params must be a dict such as {{'learning_rate': 0.1}}; got "
+                            f"{type(optimizer_params).__name__}.")
         optimizer_params = dict(optimizer_params or {})
+        for key in _NUMERIC:
+            if key in optimizer_params:
+                _check_number(f"optimizer_params[{key!r}]", optimizer_params[key])
+        if not isinstance(skip_nonfinite, bool):
+            raise TypeError(f"skip_nonfinite must be True or False; got {skip_nonfinite!r}.")
+        self._skip_nonfinite = skip_nonfinite
+        self._skipped: dict[jax.Device, Any] = {}
         if isinstance(optimizer, _opt.Optimizer):
             if optimizer_params:
                 raise ValueError(
@@ -91,7 +156,15 @@ class Trainer:
         return self._optimizer.learning_rate
 
     def set_learning_rate(self, lr: float) -> None:
+        _check_number("set_learning_rate: lr", lr)
         self._optimizer.set_learning_rate(lr)
+
+    @property
+    def skipped_steps(self) -> int:
+        """Steps skipped for non-finite gradients (``skip_nonfinite=True``); reading it syncs."""
+        if not self._skipped:
+            return 0
+        return int(next(iter(self._skipped.values())))
 
     # ------------------------------------------------------------------ the step
     def _devices(self) -> list[jax.Device]:
@@ -115,8 +188,11 @@ class Trainer:
         from .. import optimizer as _opt
 
         names = [n for n, _ in self._trainable]
+        skip_nonfinite = self._skip_nonfinite
+        for dev in self._devices():
+            self._skipped[dev] = jax.device_put(onp.int32(0), dev)
 
-        def update(values, grads, state, fresh, lr, rescale):
+        def update(values, grads, state, fresh, lr, rescale, skipped):
             # grads: one dict per device, in the same device order everywhere, so that every replica
             # computes the bit-identical sum (kvstore 'device' reduces once and broadcasts).
             total = grads[0]
@@ -128,12 +204,23 @@ class Trainer:
             # and no per-step transfer; ignore_stale_grad with unused parameters compiles once per mask)
             new = {n: values[n] + updates[n].astype(values[n].dtype) if f else values[n]
                    for n, f in zip(names, fresh, strict=True)}
-            return new, new_state, total
+            if skip_nonfinite:  # every replica sees the same sum, so all skip together
+                leaves = jax.tree_util.tree_leaves(total)
+                finite = jnp.all(jnp.stack([jnp.all(jnp.isfinite(g)) for g in leaves]))
+
+                def keep(a, b):
+                    return jnp.where(finite, a, b)
+
+                new = jax.tree_util.tree_map(keep, new, values)
+                new_state = jax.tree_util.tree_map(keep, new_state, state)
+                skipped = skipped + jnp.where(finite, 0, 1).astype(skipped.dtype)
+            return new, new_state, total, skipped
 
         self._update_fn = jax.jit(update, static_argnums=3)
 
     def step(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
         """Sum gradients over devices, rescale by ``1/batch_size`` and update every Parameter."""
+        _check_batch_size("step", batch_size)
         self._optimizer.rescale_grad = self._scale / batch_size
         self._update(ignore_stale_grad, allreduce=True)
 
@@ -154,6 +241,7 @@ class Trainer:
 
     def update(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
         """Update with the gradients as they are (call :meth:`allreduce_grads` first on several devices)."""
+        _check_batch_size("update", batch_size)
         self._optimizer.rescale_grad = self._scale / batch_size
         self._update(ignore_stale_grad, allreduce=False)
 
@@ -190,8 +278,8 @@ class Trainer:
                 here = [grads[dev]]
             values = {n: p._data[dev] for n, p in self._trainable}
             fresh = tuple(bool(f) for f in self._fresh_mask(dev, ignore_stale_grad).values())
-            new, self._states[dev], total = self._update_fn(values, here, self._states[dev], fresh, lr,
-                                                            rescale)
+            new, self._states[dev], total, self._skipped[dev] = self._update_fn(
+                values, here, self._states[dev], fresh, lr, rescale, self._skipped[dev])
             for name, p in self._trainable:
                 p._data[dev] = new[name]
                 if allreduce:

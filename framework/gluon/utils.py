@@ -20,7 +20,7 @@ import numpy as onp
 from .. import device as _device
 from .hooks import HookHandle
 
-__all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "HookHandle"]
+__all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "check_finite", "HookHandle"]
 
 
 def _sections(size: int, num_slice: int, batch_axis: int, shape: tuple, even_split: bool) -> list[int]:
@@ -104,6 +104,46 @@ def clip_global_norm(arrays: Sequence[jax.Array], max_norm: float, check_isfinit
     scale = jnp.minimum(1.0, max_norm / (norm + 1e-8))
     clipped = [a * jax.device_put(scale, next(iter(a.devices()))).astype(a.dtype) for a in arrays]
     return clipped, norm
+
+
+def check_finite(data: Any, *, name: str = "data", raise_on_error: bool = False) -> bool:
+    """Whether every element of ``data`` (an array, or a list/tuple/dict of them, e.g. per-device
+    losses or gradients) is finite: no NaN, no infinity. One reduction per array, one host transfer.
+
+    With ``raise_on_error=True`` a non-finite value raises ``FloatingPointError`` naming ``name`` and
+    the first offending item. Use it on the loss before ``trainer.step`` (``python -m train`` stops
+    with its non-finite-loss exit status when an epoch's loss is not finite), or let
+    ``Trainer(..., skip_nonfinite=True)`` skip such steps without a host sync.
+
+    >>> from framework import gluon, np
+    >>> gluon.utils.check_finite([np.ones(3), np.array([1.0, np.inf])])
+    False
+    >>> gluon.utils.check_finite({"loss": np.array([np.nan])}, name="loss", raise_on_error=True)
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    FloatingPointError: loss holds non-finite values (NaN or infinity) in ['loss'] (shape (1,)). ...
+    """
+    leaves, _ = jax.tree_util.tree_flatten_with_path(data)
+    if not leaves:
+        return True
+    flags = []
+    for _path, leaf in leaves:
+        if isinstance(leaf, (int, float)) or not hasattr(leaf, "dtype"):
+            leaf = onp.asarray(leaf)
+        kind = onp.dtype(leaf.dtype).kind
+        flags.append(jnp.all(jnp.isfinite(leaf)) if kind in "fc" or leaf.dtype == jnp.bfloat16 else True)
+    values = jax.device_get(flags)
+    for (path, leaf), ok in zip(leaves, values, strict=True):
+        if not bool(ok):
+            if raise_on_error:
+                where = jax.tree_util.keystr(path) or "it"
+                raise FloatingPointError(
+                    f"{name} holds non-finite values (NaN or infinity) in {where} (shape "
+                    f"{tuple(onp.shape(leaf))}). Lower the learning rate, check the data, or use "
+                    "Trainer(..., skip_nonfinite=True) to skip such steps.")
+            return False
+    return True
 
 
 def check_sha1(filename: str, sha1_hash: str) -> bool:
