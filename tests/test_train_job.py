@@ -160,6 +160,8 @@ def test_missing_data_is_a_clear_error(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(catalogue.CATALOGUE["fashion-mnist"], "debian", debian)
     monkeypatch.setenv("FRAMEWORK_HOME", str(empty))  # no user cache
     monkeypatch.setenv("TFDS_DATA_DIR", str(empty))
-    assert cli.main(_argv(empty, tmp_path / "run", epochs=1)) == job.EXIT_DATA
+    argv = _argv(empty, tmp_path / "run", epochs=1)[2:]  # no --data-root: the framework's search
+    assert argv[0] == "--subset"
+    assert cli.main(argv) == job.EXIT_DATA
     err = capsys.readouterr().err
     assert "Fashion-MNIST could not be read" in err and "--data-root" in err

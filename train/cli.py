@@ -11,6 +11,7 @@ import argparse
 import math
 import os
 import sys
+import textwrap
 from collections.abc import Sequence
 
 from . import devices as devices_mod
@@ -30,9 +31,11 @@ outputs:
 An unfinished run's checkpoint in OUT needs --resume (or --overwrite); a finished run's is replaced by
 a new run.
 
-exit status: 0 done; 2 bad arguments or no data; 3 checkpoint problem (damaged, made with other settings, or
-an unfinished run's without --resume/--overwrite; it is never overwritten then); 4 the training loss
-became non-finite (training stops, the last good checkpoint is kept).
+exit status (README "The main job" has the same table):
+{statuses}
+  137  killed by SIGKILL (out of memory, or killed): the checkpoint is intact; continue with --resume
+  134  SIGABRT from XLA's C++ runtime (cannot be caught, e.g. a peer lost inside JAX's start-up
+       handshake): restart every process with --resume
 
 examples:
   python -m train                                  # the seed's run on every GPU, else the CPU
@@ -45,12 +48,16 @@ examples:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (``--help`` documents every option)."""
     d = Config()
+    from .job import EXIT_STATUSES
+
+    statuses = "\n".join(textwrap.fill(text, 104, initial_indent=f"  {code:<4} ", subsequent_indent=" " * 7)
+                         for code, text in EXIT_STATUSES.items())
     p = argparse.ArgumentParser(
         prog="python -m train",
         description="Train the seed's LeNet on Fashion-MNIST (MXNet's 'Use GPUs' tutorial, on JAX): "
                     "per epoch it prints train loss, test accuracy, seconds and samples/s, checkpoints, "
                     "and at the end writes net.params, metrics and a plot.",
-        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG)
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG.format(statuses=statuses))
     g = p.add_argument_group("training (defaults are the seed's)")
     g.add_argument("--epochs", type=int, default=d.epochs, help="number of epochs (default %(default)s)")
     g.add_argument("--batch-size", type=int, default=d.batch_size,
@@ -99,7 +106,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--process-id", type=int, metavar="I",
                    default=_env_int("FRAMEWORK_PROCESS_ID"),
                    help="this process's rank ($FRAMEWORK_PROCESS_ID)")
+    g.add_argument("--join-timeout", type=float, default=d.join_timeout, metavar="SECONDS",
+                   help="seconds to wait for the coordinator and for every process to join; then exit with "
+                        "status 6 (default %(default)s)")
     p.add_argument("--_hang-at", dest="hang_at", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--_kill-at", dest="kill_at", default=None, help=argparse.SUPPRESS)
     return p
 
 
@@ -119,10 +130,37 @@ def _check(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         p.error("--resume and --overwrite contradict each other: pass one of them.")
     if (args.num_processes or 0) > 1 and args.loop == "gluon":
         p.error("--loop gluon runs in one process; use --loop compiled for a multi-process run.")
+    _check_multi_host(p, args)
     try:
         devices_mod.parse(args.devices)
     except devices_mod.DeviceSpecError as err:
         p.error(str(err))
+
+
+def _check_multi_host(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """What the arguments alone show, before JAX is asked (it would abort after a minute)."""
+    from .multihost import parse_address
+
+    n, me, where = args.num_processes, args.process_id, args.coordinator
+    if not (math.isfinite(args.join_timeout) and args.join_timeout > 0):
+        p.error(f"--join-timeout {args.join_timeout}: must be a positive number of seconds, e.g. 20.")
+    if n is None and me is None and not where:
+        return
+    if n is not None and n < 1:
+        p.error(f"--num-processes {n}: must be at least 1.")
+    if (n or 1) > 1 or where:
+        missing = [o for o, v in (("--coordinator", where), ("--num-processes", n), ("--process-id", me))
+                   if v in (None, "")]
+        if missing:
+            p.error(f"a multi-process run needs {', '.join(missing)} too (or FRAMEWORK_COORDINATOR, "
+                    "FRAMEWORK_NUM_PROCESSES, FRAMEWORK_PROCESS_ID).")
+        try:
+            parse_address(where)
+        except ValueError as err:
+            p.error(str(err))
+    if me is not None and n is not None and not 0 <= me < n:
+        p.error(f"--process-id {me}: must be from 0 to {n - 1} for --num-processes {n} (each process gets "
+                "its own id).")
 
 
 def config_from_args(argv: Sequence[str] | None = None) -> Config:
@@ -143,23 +181,48 @@ def _multi_host(cfg: Config) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the main job; the exit status."""
+    """Run the main job; the exit status (the table in ``--help``)."""
+    from . import faultpoints, multihost
+    from .job import EXIT_DATA, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, run
+
     cfg = config_from_args(argv)
+    faultpoints.arm(cfg.kill_at)
     spec = devices_mod.parse(cfg.devices)
+    session = None
+    status = EXIT_ERROR  # until run() returns: an exception is a bug, reported with its traceback
     try:
-        devices_mod.prepare(spec)
-        if _multi_host(cfg):
-            from framework import parallel
+        try:
+            devices_mod.prepare(spec)
+            if _multi_host(cfg):
+                session = multihost.join(cfg.coordinator, cfg.num_processes, cfg.process_id,
+                                         timeout=cfg.join_timeout)
+            devs = devices_mod.resolve(spec)
+        except devices_mod.DeviceSpecError as err:
+            print(f"error: {err}", file=sys.stderr)
+            status = EXIT_DATA
+            return status
+        except multihost.MultiHostError as err:
+            print(f"error: {err}", file=sys.stderr)
+            status = multihost.EXIT_MULTIHOST
+            return status
+        if session is not None:
+            import jax
 
-            parallel.initialize(cfg.coordinator, cfg.num_processes, cfg.process_id)
-        devs = devices_mod.resolve(spec)
-    except devices_mod.DeviceSpecError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    if _multi_host(cfg):
-        import jax
+            devs = [d for d in jax.devices() if d.platform == devs[0].platform]
+        status = run(cfg, devs, session)
+        return status
+    except KeyboardInterrupt:
+        print(f"error: interrupted; the last checkpoint in {cfg.out} is kept. Continue with --resume.",
+              file=sys.stderr, flush=True)
+        status = EXIT_INTERRUPTED
+        return status
+    finally:
+        if session is not None:
+            if status == EXIT_OK:
+                session.stop()
+            else:  # the others must not wait for this process; JAX's exit handlers would
+                if status == EXIT_ERROR:
+                    import traceback
 
-        devs = [d for d in jax.devices() if d.platform == devs[0].platform]
-    from .job import run
-
-    return run(cfg, devs)
+                    traceback.print_exc()
+                session.fail(status, f"process {cfg.process_id} stopped with exit status {status}")

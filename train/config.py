@@ -46,7 +46,9 @@ class Config:
     coordinator: str | None = None
     num_processes: int | None = None
     process_id: int | None = None
+    join_timeout: float = 20.0
     hang_at: tuple[int, int] | None = None  # testing aid: (epoch, batch) to stop at and wait to be killed
+    kill_at: str | None = None  # testing aid: 'E:POINT' of train.faultpoints where the job SIGKILLs itself
 
     @property
     def out_dir(self) -> Path:

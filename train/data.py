@@ -18,13 +18,41 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as onp
 
 from .config import MEAN, STD
 
-__all__ = ["Split", "load", "normalize", "epoch_key", "epoch_order"]
+__all__ = ["Split", "DataRootError", "check_root", "load", "normalize", "epoch_key", "epoch_order"]
+
+
+class DataRootError(FileNotFoundError):
+    """``--data-root`` names a directory that does not hold Fashion-MNIST (exit status 2)."""
+
+
+def check_root(root: str | None) -> None:
+    """An explicit ``--data-root`` must hold the four files itself: the job never falls back to another
+    copy (the framework's search order) when the user named one."""
+    if root is None:
+        return
+    from framework.gluon.data.vision import catalogue
+    from framework.gluon.data.vision._files import find_file
+
+    directory = Path(root).expanduser()
+    names = sorted(catalogue.CATALOGUE["fashion-mnist"]["files"])
+    if not directory.is_dir():
+        state = "does not exist" if not directory.exists() else "is not a directory"
+        raise DataRootError(f"--data-root {root}: {state}. Give the directory that holds {', '.join(names)} "
+                            "(or their .gz), or leave --data-root out to use the framework's search "
+                            "(python -m datasets where fashion-mnist).")
+    missing = [n for n in names if find_file(directory, n) is None]
+    if missing:
+        listed = ", ".join(f"{n}(.gz)" for n in missing)
+        raise DataRootError(f"--data-root {root}: missing {listed}. Copy them "
+                            "there (python -m datasets fetch fashion-mnist), or leave --data-root out to use "
+                            "the framework's search.")
 
 
 @dataclass

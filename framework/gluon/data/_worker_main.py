@@ -5,6 +5,11 @@ A worker is a fresh Python interpreter (never a fork of a process running JAX). 
 with ``('ok', ticket, batch)`` or ``('err', ticket, summary, traceback)``. It stops when the task pipe
 closes (the DataLoader was deleted, or the main process died) or when the result pipe breaks.
 
+A worker dies with its parent, even one busy in a slow transform: on Linux the kernel sends it SIGKILL
+when the parent dies (``prctl(PR_SET_PDEATHSIG)``, asked for when the pool was started from the main
+thread, whose end is the process's), and everywhere a watchdog thread ends it as soon as the task pipe
+reports end-of-file (only the parent holds its write end).
+
 ``framework`` and ``framework.gluon`` are installed as lazy packages before anything is unpickled, so
 reading a dataset made of ``framework.gluon.data`` classes imports numpy, not JAX: a worker starts in
 a fraction of a second. Their ``__init__`` runs the first time code asks them for a name they lack.
@@ -13,6 +18,7 @@ a fraction of a second. Their ``__init__`` runs the first time code asks them fo
 from __future__ import annotations
 
 import importlib.util
+import os
 import pickle
 import queue
 import signal
@@ -65,17 +71,38 @@ def send_message(conn: Connection, message: Any) -> None:
         conn.send_bytes(raw)
 
 
+def die_with_parent(parent: int) -> None:
+    """Ask Linux to SIGKILL this process when its parent dies (no-op elsewhere); exit at once if the
+    parent is already gone (it may have died before the request was made)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:
+        os._exit(0)
+
+
 def _drain(tasks: Connection, inbox: queue.SimpleQueue) -> None:
-    """Read tasks as they come, so the main process never blocks writing to this worker."""
+    """Read tasks as they come, so the main process never blocks writing to this worker. End-of-file
+    means the parent closed the pool or died: end the process now, even if a batch is being made."""
     try:
         while True:
             inbox.put(tasks.recv())
     except (EOFError, OSError):
-        inbox.put(None)
+        pass
+    os._exit(0)
 
 
-def main(task_fd: int, result_fd: int, lazy: bool = True) -> int:
+def main(task_fd: int, result_fd: int, lazy: bool = True, parent: int | None = None) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    if parent is not None:
+        die_with_parent(parent)
     tasks = Connection(task_fd, writable=False)
     results = Connection(result_fd, readable=False)
     try:

@@ -28,6 +28,7 @@ import pickle
 import signal
 import subprocess
 import sys
+import threading
 import time
 import types
 from multiprocessing.connection import Connection, Pipe
@@ -108,28 +109,65 @@ def _widen(conn: Connection) -> None:
         pass
 
 
+def _samples(indices: Any) -> str:
+    try:
+        flat = onp.asarray(indices).ravel()
+    except (TypeError, ValueError):
+        return "sample indices unknown"
+    shown = flat[:8].tolist()
+    return f"sample indices {shown}{' ...' if flat.size > 8 else ''}"
+
+
 class ThreadPool:
-    """``num_workers`` threads of this process (``thread_pool=True``)."""
+    """``num_workers`` daemon threads of this process (``thread_pool=True``, or a dataset that cannot be
+    sent to processes). Daemon threads: a worker stuck in a sample never keeps the interpreter from
+    exiting, and ``timeout`` names the thread, the batch and its samples."""
 
     def __init__(self, num_workers: int) -> None:
-        self._executor = concurrent.futures.ThreadPoolExecutor(num_workers, thread_name_prefix="DataLoader")
+        import queue
+
+        self._tasks: queue.SimpleQueue = queue.SimpleQueue()
+        self._threads = [threading.Thread(target=self._serve, args=(i,), name=f"DataLoader-{i}", daemon=True)
+                         for i in range(num_workers)]
+        for t in self._threads:
+            t.start()
+
+    def _serve(self, index: int) -> None:
+        while True:
+            task = self._tasks.get()
+            if task is None:
+                return
+            future, args = task
+            if not future.set_running_or_notify_cancel():
+                continue
+            future.worker = index
+            try:
+                future.set_result(make_batch(*args))
+            except BaseException as err:  # noqa: BLE001 -- handed to the main thread, which raises it
+                future.set_exception(err)
 
     def submit(self, dataset: Any, batchify_fn: Any, batch: int, indices: Any, seed: tuple[int, int]) -> Any:
-        return self._executor.submit(make_batch, dataset, indices, batchify_fn, seed, batch)
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        future.batch, future.indices, future.worker = batch, indices, None
+        self._tasks.put((future, (dataset, indices, batchify_fn, seed, batch)))
+        return future
 
     def result(self, ticket: concurrent.futures.Future, timeout: float) -> Any:
         try:
             return ticket.result(timeout)
         except concurrent.futures.TimeoutError:
-            raise TimeoutError(f"DataLoader thread worker timed out after {timeout} seconds. "
-                               f"{_TIMEOUT_HINT}") from None
+            who = "no DataLoader thread worker was free" if ticket.worker is None else \
+                f"DataLoader thread worker {ticket.worker}"
+            raise TimeoutError(f"{who} timed out after {timeout} seconds loading batch {ticket.batch} "
+                               f"({_samples(ticket.indices)}). {_TIMEOUT_HINT}") from None
 
     def discard(self, tickets: list[Any]) -> None:
         for t in tickets:
             t.cancel()
 
     def close(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        for _ in self._threads:
+            self._tasks.put(None)
 
 
 class _Worker:
@@ -146,7 +184,7 @@ _BOOT = ("import importlib.util, json, sys\n"
          "spec = importlib.util.spec_from_file_location('_framework_data_worker', cfg['file'])\n"
          "mod = importlib.util.module_from_spec(spec)\n"
          "spec.loader.exec_module(mod)\n"
-         "sys.exit(mod.main(cfg['tasks'], cfg['results'], cfg['lazy']))\n")
+         "sys.exit(mod.main(cfg['tasks'], cfg['results'], cfg['lazy'], cfg['parent']))\n")
 
 
 class ProcessPool:
@@ -175,8 +213,10 @@ class ProcessPool:
         res_r, res_w = Pipe(duplex=False)
         _widen(res_w)
         path = [p or os.getcwd() for p in sys.path]  # '' (the current directory) as the parent sees it
+        # The parent-death signal fires when the starting THREAD ends: ask for it only from the main thread.
+        parent = os.getpid() if threading.current_thread() is threading.main_thread() else None
         cfg = {"path": path, "file": str(Path(__file__).with_name("_worker_main.py")),
-               "tasks": task_r.fileno(), "results": res_w.fileno(), "lazy": lazy}
+               "tasks": task_r.fileno(), "results": res_w.fileno(), "lazy": lazy, "parent": parent}
         try:
             proc = subprocess.Popen([sys.executable, "-c", _BOOT, json.dumps(cfg)], env=env,
                                     stdin=subprocess.DEVNULL, pass_fds=(task_r.fileno(), res_w.fileno()))
@@ -208,8 +248,9 @@ class ProcessPool:
         while ticket not in self._inbox:
             if not worker.results.poll(timeout):
                 batch = self._meta.get(ticket, (None,))[0]
+                indices = self._meta.get(ticket, (None, None))[1]
                 raise TimeoutError(f"{worker.describe()} timed out after {timeout} seconds loading batch "
-                                   f"{batch}. {_TIMEOUT_HINT}")
+                                   f"{batch} ({_samples(indices)}). {_TIMEOUT_HINT}")
             try:
                 message = receive_message(worker.results)
             except (EOFError, OSError):
@@ -225,10 +266,8 @@ class ProcessPool:
         message = self._inbox.pop(ticket)
         batch, indices = self._meta.pop(ticket)
         if message[0] == "err":
-            shown = onp.asarray(indices).ravel()[:8].tolist()
             raise RuntimeError(f"{worker.describe()} raised {message[2]} while loading batch {batch} "
-                               f"(sample indices {shown}{' ...' if len(indices) > 8 else ''}). "
-                               f"Worker traceback:\n{message[3]}")
+                               f"({_samples(indices)}). Worker traceback:\n{message[3]}")
         return message[2]
 
     def discard(self, tickets: list[int]) -> None:
@@ -244,8 +283,8 @@ class ProcessPool:
             code = worker.proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
             code = None
-        batch = self._meta.get(ticket, (None,))[0]
-        what = why or f"{_describe_exit(code)} while loading batch {batch}"
+        batch, indices = self._meta.get(ticket, (None, None))
+        what = why or f"{_describe_exit(code)} while loading batch {batch} ({_samples(indices)})"
         self.broken = (f"{worker.describe()} {what}. The worker pool has been shut down; iterating the "
                        "DataLoader again starts a new one.")
         self.close()

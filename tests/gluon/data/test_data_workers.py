@@ -128,7 +128,25 @@ def test_a_worker_that_cannot_load_the_dataset_says_why(tmp_path, monkeypatch):
 
 def test_a_slow_worker_times_out():
     loader = data.DataLoader(_dataset(8).transform(helpers.SleepAt(0, 3.0)), 4, num_workers=1, timeout=0.3)
-    with pytest.raises(TimeoutError, match=r"timed out after 0.3 seconds loading batch 0.*increase timeout="):
+    with pytest.raises(TimeoutError, match=r"DataLoader worker 0 \(pid \d+\) timed out after 0.3 seconds "
+                                           r"loading batch 0 \(sample indices \[0, 1, 2, 3\]\).*increase "
+                                           r"timeout="):
+        list(loader)
+
+
+def test_a_worker_that_exits_names_its_status_and_the_samples():
+    loader = data.DataLoader(_dataset(12).transform(helpers.ExitAt(9, 3)), 4, num_workers=2, timeout=60)
+    with pytest.raises(RuntimeError, match=r"DataLoader worker 0 \(pid \d+\) exited with code 3 while "
+                                           r"loading batch 2 \(sample indices \[8, 9, 10, 11\]\)"):
+        list(loader)
+    assert loader._worker_pool is None
+
+
+def test_a_thread_worker_times_out_naming_the_thread_and_the_samples():
+    loader = data.DataLoader(_dataset(8).transform(helpers.SleepAt(5, 2.0)), 4, num_workers=2,
+                             thread_pool=True, timeout=0.3)
+    with pytest.raises(TimeoutError, match=r"DataLoader thread worker [01] timed out after 0.3 seconds "
+                                           r"loading batch 1 \(sample indices \[4, 5, 6, 7\]\)"):
         list(loader)
 
 
@@ -161,3 +179,78 @@ def test_no_worker_outlives_its_interpreter(tmp_path):
         pids = [int(p) for p in out.split()]
         assert len(pids) == 2, err
         assert _wait_gone(pids) == [], f"workers left behind after {how}"
+
+
+_HUNG = """
+import os, sys, time
+sys.path[:0] = [{root!r}, {helpers!r}]
+import numpy as onp
+import data_worker_helpers as helpers
+from framework.gluon import data
+class InMain(data.Dataset):  # defined in __main__: cannot go to worker processes, so threads load it
+    def __len__(self):
+        return 8
+    def __getitem__(self, i):
+        if i == 5:
+            time.sleep(600)
+        return onp.float32(i)
+kind = sys.argv[1]
+if kind == "main":
+    loader = data.DataLoader(InMain(), 4, num_workers=2, timeout=8)
+else:
+    ds = data.ArrayDataset(onp.zeros(8), onp.arange(8)).transform(helpers.SleepAt(5, 600))
+    loader = data.DataLoader(ds, 4, num_workers=2, thread_pool=kind == "thread", timeout=8)
+try:
+    list(loader)
+except TimeoutError as err:
+    print("TimeoutError:", err, flush=True)
+"""
+
+
+@pytest.mark.parametrize("kind", ["thread", "main", "process"])
+def test_a_hung_worker_times_out_and_never_blocks_exit(tmp_path, kind):
+    script = tmp_path / "hung.py"
+    script.write_text(_HUNG.format(root=os.fspath(ROOT), helpers=os.fspath(Path(helpers.__file__).parent)))
+    # The sleeping sample takes 600 s: `timeout` would end a process that waited for it (status 124).
+    proc = subprocess.run(["timeout", "-k", "2", "100", sys.executable, os.fspath(script), kind],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "timed out after 8 seconds loading batch 1 (sample indices [4, 5, 6, 7])" in proc.stdout
+
+
+_ORPHAN = """
+import os, sys, threading
+sys.path[:0] = [{root!r}, {helpers!r}]
+import numpy as onp
+import data_worker_helpers as helpers
+from framework.gluon import data
+loader = data.DataLoader(data.ArrayDataset(onp.zeros(8), onp.arange(8)).transform(helpers.SleepAt(1, 600)),
+                         2, num_workers=2, timeout=600)
+if sys.argv[1] == "thread":  # started from another thread: no parent-death signal, the pipe watchdog acts
+    t = threading.Thread(target=loader._pool)
+    t.start()
+    t.join()
+it = iter(loader)  # worker 0 is now asleep in sample 1 and will not read its pipe for 600 s
+print(*loader._worker_pool.pids, flush=True)
+import time
+time.sleep(1.0)
+os.kill(os.getpid(), 9)
+"""
+
+
+@pytest.mark.parametrize("started_from", ["main", "thread"])
+def test_busy_workers_die_with_their_killed_parent(tmp_path, started_from):
+    script = tmp_path / "orphan.py"
+    script.write_text(_ORPHAN.format(root=os.fspath(ROOT), helpers=os.fspath(Path(helpers.__file__).parent)))
+    proc = subprocess.Popen([sys.executable, os.fspath(script), started_from], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == -signal.SIGKILL, err
+    pids = [int(p) for p in out.split()]
+    assert len(pids) == 2, err
+    try:
+        assert _wait_gone(pids, 5) == [], "workers outlived their parent's SIGKILL"
+    finally:
+        for p in pids:
+            if _alive(p):
+                os.kill(p, signal.SIGKILL)
