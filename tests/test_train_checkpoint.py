@@ -159,7 +159,8 @@ def _crafted(path: Path, meta: dict) -> None:
     ({"finished": "yes"}, r"field 'finished' is 'yes'"),
     ({"devices": "cpu"}, r"field 'devices' is 'cpu'"),
     ({"history": []}, r"field 'history' is '<0 rows>'.*one row per completed epoch \(3\)"),
-    ({"data_order": {"scheme": "p", "seed": 0, "next_epoch": 2, "n": 256}}, r"field 'data_order.next_epoch' is 2"),
+    ({"data_order": {"scheme": "p", "seed": 0, "next_epoch": 2, "n": 256}},
+     r"field 'data_order.next_epoch' is 2"),
 ])
 def test_metadata_is_validated_field_by_field(tmp_path, change, message):
     path = tmp_path / "checkpoint.params"
