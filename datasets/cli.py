@@ -15,6 +15,7 @@ from typing import Any
 from framework.gluon.data.vision import _files, _tfds
 from framework.gluon.data.vision.catalogue import CATALOGUE, entry_for
 
+from . import im2rec as _im2rec
 from .store import FetchError, check_dir, fetch
 
 __all__ = ["main"]
@@ -158,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--from", dest="src", help="copy from this directory instead of downloading")
         if command == "prepare":
             p.add_argument("--tfds", action="store_true", help="also write a tensorflow-datasets copy")
+    _im2rec.add_parser(sub)
     args = parser.parse_args(argv)
     handler = {"list": cmd_list, "where": cmd_where, "fetch": cmd_fetch, "verify": cmd_verify,
-               "prepare": cmd_prepare}[args.command]
+               "prepare": cmd_prepare, "im2rec": _im2rec.run}[args.command]
     return handler(args)

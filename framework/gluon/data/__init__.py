@@ -13,6 +13,7 @@ from . import batchify, vision
 from ._rng import host_rng
 from .dataloader import DataLoader
 from .dataset import ArrayDataset, Dataset, SimpleDataset
+from .recordfile import RecordFileDataset
 from .sampler import (
     BatchSampler,
     FilterSampler,
@@ -23,6 +24,7 @@ from .sampler import (
 )
 
 __all__ = [
-    "Dataset", "SimpleDataset", "ArrayDataset", "Sampler", "SequentialSampler", "RandomSampler",
+    "Dataset", "SimpleDataset", "ArrayDataset", "RecordFileDataset",
+    "Sampler", "SequentialSampler", "RandomSampler",
     "BatchSampler", "IntervalSampler", "FilterSampler", "DataLoader", "batchify", "vision", "host_rng",
 ]

@@ -17,6 +17,7 @@ from .datasets import (
     FashionMNIST,
     ImageFolderDataset,
 )
+from .record import ImageRecordDataset
 
 __all__ = ["datasets", "transforms", "MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "ImageFolderDataset",
-           "DatasetNotFoundError", "DataFileError"]
+           "ImageRecordDataset", "DatasetNotFoundError", "DataFileError"]
