@@ -282,7 +282,7 @@ def test_not_a_params_file(tmp_path):
     path.write_bytes(b"hello, I am text")
     with pytest.raises(ParamsFormatError, match=r"net.params: byte 0: expected the NDArray-list magic 0x112"):
         load(path)
-    _fails(b"PK\x03\x04" + bytes(40), "zip/.npz archive")
+    _fails(b"PK\x03\x04" + bytes(40), r"not a readable .npz archive \(BadZipFile")
     _fails(b"\x80\x04\x95" + bytes(40), "pickle, which is never loaded")
     _fails(b"", "magic 0x112")
 

@@ -228,11 +228,7 @@ def _read_array(c: Cursor, i: int) -> Raw | None:
 
 def _sniff(buf: onp.ndarray) -> str:
     """A hint for files that are clearly something else."""
-    head = bytes(buf[:8])
-    if head.startswith(b"PK\x03\x04"):
-        return " (it looks like a zip/.npz archive: read it with numpy.load)"
-    if head.startswith(b"\x93NUMPY"):
-        return " (it looks like a .npy file: read it with numpy.load)"
+    head = bytes(buf[:8])  # .npy and .npz files never get here: load reads them
     if head[:1] == b"\x80" and len(head) > 1 and head[1] <= 5:
         return " (it looks like a Python pickle, which is never loaded here: it can execute code)"
     if head[:1] in (b"{", b"["):

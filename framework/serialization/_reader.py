@@ -23,6 +23,7 @@ import numpy as onp
 from ..device import as_device, cpu
 from ._format import STYPE_NAMES, ParamsFormatError
 from ._layout import Raw, parse
+from ._numpy_files import NPY_MAGIC, ZIP_MAGICS, read_npy, read_npz
 
 __all__ = ["load", "load_numpy", "default_max_bytes", "MAX_BYTES_FLOOR", "MAX_BYTES_PER_FILE_BYTE"]
 
@@ -128,8 +129,14 @@ def _read_source(source: Any) -> tuple[onp.ndarray, str]:
 def _load_host(source: Any,
                max_bytes: int | None) -> tuple[list[onp.ndarray | None], list[str] | None, str]:
     buf, name = _read_source(source)
-    raws, names = parse(buf, name)
     budget = _Budget(name, len(buf), max_bytes)
+    head = bytes(buf[:6])
+    if head == NPY_MAGIC:  # MXNet 2.0's npx.save
+        return list(read_npy(buf, name)), None, name
+    if head[:4] in ZIP_MAGICS:  # MXNet 2.0's npx.savez
+        arrays, names = read_npz(buf, name, budget.limit)
+        return list(arrays), names, name
+    raws, names = parse(buf, name)
     for i, raw in enumerate(raws):  # every bound is checked before anything is densified
         if raw is not None and raw.stype:
             budget.take(raw, f"array {i}" + (f" ({names[i]!r})" if names else ""))
@@ -187,11 +194,15 @@ def load_numpy(source: str | os.PathLike | bytes, *,
 def load(
     source: str | os.PathLike | bytes, *, device: Any = None, max_bytes: int | None = None
 ) -> dict[str, jax.Array | None] | list[jax.Array | None]:
-    """MXNet's ``npx.load`` / ``mx.nd.load``: read a ``.params`` or ``.ndarray`` file.
+    """MXNet's ``npx.load`` / ``mx.nd.load``: read a ``.params``/``.ndarray``, ``.npy`` or ``.npz`` file.
 
-    ``source`` is a path, the file's content as bytes, or a binary stream. A file saved from a dict
-    returns a dict (names as stored, e.g. ``'0.weight'`` or ``'arg:conv0_weight'``, in file order);
-    one saved from a list or a single array returns a list. V3 (np), V2 (nd), V1 and pre-V1 files
+    ``source`` is a path, the file's content as bytes, or a binary stream; the format is recognised
+    from the content, not the name. A file saved from a dict returns a dict (names as stored, e.g.
+    ``'0.weight'`` or ``'arg:conv0_weight'``, in file order); one saved from a list or a single array
+    returns a list. NumPy files (what MXNet 2.0's ``npx.save``/``npx.savez`` write, and
+    ``numpy.save``/``numpy.savez``/``numpy.savez_compressed``): a ``.npy`` returns a one-item list, a
+    ``.npz`` a dict keyed by member name; numeric dtypes only (object arrays, which need pickle, are
+    refused), compressed members count against ``max_bytes``. V3 (np), V2 (nd), V1 and pre-V1 files
     all load, whatever mode wrote them. ``row_sparse`` and ``csr`` arrays come back dense; all of a
     file's sparse arrays together may expand to at most ``max_bytes`` bytes (keyword-only; default
     :func:`default_max_bytes`: 64 x the file's size, at least 64 MiB), so that a few hundred crafted

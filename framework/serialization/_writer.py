@@ -17,13 +17,14 @@ import os
 import secrets
 import stat
 import struct
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, BinaryIO
 
 import jax
 import numpy as onp
 
 from ._format import CPU_DEV_TYPE, FLAG_OF_DTYPE, LIST_MAGIC, MAX_NDIM, V2_MAGIC, V3_MAGIC, flag_names
+from ._numpy_files import npy_bytes, write_npz
 
 __all__ = ["save", "savez", "dumps"]
 
@@ -34,7 +35,8 @@ def _magic(format: str, what: str) -> int:
     magic = _FORMATS.get(format) if isinstance(format, str) else None
     if magic is None:
         raise ValueError(f"{what}: format={format!r} is not supported; use 'np' (V3, MXNet's npx.save and "
-                         "np-mode save_parameters) or 'nd' (V2, legacy mx.nd.save)")
+                         "np-mode save_parameters), 'nd' (V2, legacy mx.nd.save) or, for save, 'npy' (one "
+                         "array, NumPy's format)")
     return magic
 
 
@@ -154,40 +156,25 @@ def _fsync_directory(directory: str) -> None:
         os.close(fd)
 
 
-def save(file: str | os.PathLike, data: Any, *, format: str = "np") -> None:
-    """MXNet's ``npx.save`` / ``mx.nd.save``: write arrays to an MXNet ``.params`` file, atomically.
-
-    ``data`` is one array, a list of arrays, or a dict of name -> array (names kept in insertion order);
-    jax and numpy arrays of MXNet's 13 dtypes are accepted. ``format='np'`` writes V3 (MXNet 1.9's
-    ``npx.save``; 0-d scalars and zero-size shapes allowed), ``format='nd'`` writes V2 (legacy
-    ``mx.nd.save``, readable by ``mx.nd.load`` and nd-mode ``load_parameters``). The bytes are exactly
-    those MXNet 1.9.1 writes for the same arrays. The file is replaced atomically: a failure leaves
-    any previous file intact.
-
-    >>> import os, tempfile
-    >>> import numpy as onp
-    >>> from framework import npx
-    >>> path = os.path.join(tempfile.mkdtemp(), "x.params")
-    >>> npx.save(path, {"w": onp.arange(4, dtype="float32")})
-    >>> npx.load(path)["w"].tolist()
-    [0.0, 1.0, 2.0, 3.0]
-    """
+def _check_path(file: Any, what: str) -> tuple[str, str, str]:
     if not isinstance(file, (str, os.PathLike)):
-        raise TypeError(f"save: file must be a path (str or os.PathLike); got {type(file).__name__}. "
+        raise TypeError(f"{what}: file must be a path (str or os.PathLike); got {type(file).__name__}. "
                         "For in-memory bytes use framework.serialization.dumps(data)")
-    chunks = _chunks(data, format, "save")
-    first = next(chunks)  # validates format and the container before the disk is touched
     target = os.path.realpath(os.fspath(file))
     directory, base = os.path.split(target)
     if not os.path.isdir(directory):
-        raise FileNotFoundError(f"save: the directory {directory!r} for {os.fsdecode(file)!r} does not "
+        raise FileNotFoundError(f"{what}: the directory {directory!r} for {os.fsdecode(file)!r} does not "
                                 "exist; create it first (os.makedirs)")
+    return target, directory, base
+
+
+def _write_atomic(file: Any, write: Callable[[BinaryIO], None], what: str) -> None:
+    """Run ``write`` on a temporary file next to ``file``, fsync it, and rename it over ``file``."""
+    target, directory, base = _check_path(file, what)
     fd, temp = _open_temp(directory, base)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(first)
-            for chunk in chunks:
-                f.write(chunk)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         try:  # keep an existing file's permissions, as writing it in place would
@@ -204,9 +191,59 @@ def save(file: str | os.PathLike, data: Any, *, format: str = "np") -> None:
     _fsync_directory(directory)
 
 
+def _suffix(file: Any) -> str:
+    return os.fspath(file).lower().rsplit(".", 1)[-1] if isinstance(file, (str, os.PathLike)) else ""
+
+
+def save(file: str | os.PathLike, data: Any, *, format: str | None = None) -> None:
+    """MXNet's ``npx.save`` / ``mx.nd.save``: write arrays to a file, atomically.
+
+    ``data`` is one array, a list of arrays, or a dict of name -> array (names kept in insertion order);
+    jax and numpy arrays of MXNet's 13 dtypes are accepted. ``format='np'`` writes MXNet's ``.params``
+    container, V3 (MXNet 1.9's ``npx.save``; 0-d scalars and zero-size shapes allowed), ``format='nd'``
+    writes V2 (legacy ``mx.nd.save``, readable by ``mx.nd.load`` and nd-mode ``load_parameters``); the
+    bytes are exactly those MXNet 1.9.1 writes. ``format='npy'`` writes one array as NumPy's ``.npy``
+    (MXNet 2.0's ``npx.save``; ``numpy.load`` reads it). The default (``format=None``) is ``'npy'`` for
+    a file name ending in ``.npy`` and ``'np'`` otherwise. The file is replaced atomically: a failure
+    leaves any previous file intact. :func:`load` reads all of them.
+
+    >>> import os, tempfile
+    >>> import numpy as onp
+    >>> from framework import npx
+    >>> path = os.path.join(tempfile.mkdtemp(), "x.params")
+    >>> npx.save(path, {"w": onp.arange(4, dtype="float32")})
+    >>> npx.load(path)["w"].tolist()
+    [0.0, 1.0, 2.0, 3.0]
+    >>> npx.save(path.replace(".params", ".npy"), onp.arange(2, dtype="float32"))
+    >>> onp.load(path.replace(".params", ".npy")).tolist()
+    [0.0, 1.0]
+    """
+    if format is None:
+        format = "npy" if _suffix(file) == "npy" else "np"
+    if format == "npy":
+        if isinstance(data, (Mapping, list, tuple)) or not _is_array(data):
+            raise TypeError(f"save: format 'npy' holds one array (MXNet 2.0's npx.save); got "
+                            f"{type(data).__name__}. Save several arrays with npx.savez('x.npz', ...) or in "
+                            "a .params file (format='np')")
+        blob = npy_bytes(_host(data, "the array", "save")[0])
+        _write_atomic(file, lambda f: f.write(blob), "save")
+        return
+    chunks = _chunks(data, format, "save")
+    first = next(chunks)  # validates format and the container before the disk is touched
+
+    def write(f: BinaryIO) -> None:
+        f.write(first)
+        for chunk in chunks:
+            f.write(chunk)
+
+    _write_atomic(file, write, "save")
+
+
 def savez(file: str | os.PathLike, *args: Any, **kwds: Any) -> None:
-    """MXNet 1.9's ``npx.savez``: save positional arrays as ``arr_0``, ``arr_1``, ... and keyword arrays
-    under their names, in one ``.params`` file (V3; MXNet writes its own format here, not ``.npz``).
+    """``npx.savez``: save positional arrays as ``arr_0``, ``arr_1``, ... and keyword arrays under their
+    names, in one file. A name ending in ``.npz`` gets an uncompressed NumPy ``.npz`` archive (MXNet
+    2.0's ``npx.savez``; ``numpy.load`` reads it); any other name gets MXNet 1.9's ``.params`` file (V3),
+    which is what 1.9's ``npx.savez`` writes whatever the name. :func:`load` reads both.
 
     >>> import os, tempfile
     >>> import numpy as onp
@@ -214,6 +251,9 @@ def savez(file: str | os.PathLike, *args: Any, **kwds: Any) -> None:
     >>> path = os.path.join(tempfile.mkdtemp(), "z.params")
     >>> savez(path, onp.zeros(1, "float32"), b=onp.ones(1, "float32"))
     >>> sorted(load_numpy(path))
+    ['arr_0', 'b']
+    >>> savez(path.replace(".params", ".npz"), onp.zeros(1, "float32"), b=onp.ones(1, "float32"))
+    >>> sorted(onp.load(path.replace(".params", ".npz")).files)
     ['arr_0', 'b']
     """
     named = dict(kwds)
@@ -223,4 +263,9 @@ def savez(file: str | os.PathLike, *args: Any, **kwds: Any) -> None:
             raise ValueError(f"savez: positional argument {i} would be saved as {name!r}, which is also "
                              "given as a keyword; rename the keyword")
         named[name] = arr
-    save(file, named)
+    if _suffix(file) != "npz":
+        save(file, named, format="np")
+        return
+    host = {name: _host(value, f"array {name!r}", "savez")[0] for name, value in named.items()}
+    _check_path(file, "savez")
+    _write_atomic(file, lambda f: write_npz(f, host), "savez")

@@ -22,6 +22,7 @@ TARGET_MODULES = {
     "params": "targets_params",
     "idx": "targets_idx",
     "checkpoint": "targets_checkpoint",
+    "npz": "targets_npz",
 }
 
 

@@ -19,7 +19,8 @@ is a failure: ``crash:<Type>`` (another exception), ``wrong`` (a load that retur
 
 >>> from fuzzing import targets
 >>> case = make_case(targets()["params"], seed=0, index=7)
->>> case.data == make_case(targets()["params"], seed=0, index=7).data, case.mode in ("valid", "field", "bytes")
+>>> again = make_case(targets()["params"], seed=0, index=7)
+>>> case.data == again.data, case.mode in ("valid", "field", "bytes")
 (True, True)
 """
 
