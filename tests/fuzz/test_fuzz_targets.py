@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 TARGETS = targets()
 SLICE = {"params": 1000, "idx": 800, "checkpoint": 400}
-# Formats whose loader is known to fail some cases until its owner lands the fix (issue 16): the
-# checkpoint metadata is used without a schema. strict: the marker must go when the fix lands.
-KNOWN_FAILING = {"checkpoint": "checkpoint metadata is trusted without a schema (issue 16, helper 'faults')"}
+# Formats whose loader is known to fail some cases until its owner lands the fix, with the reason
+# (strict xfail: the marker must go when the fix lands). Empty: every format passes.
+KNOWN_FAILING: dict[str, str] = {}
 
 
 def _mark(name: str):
@@ -73,6 +73,24 @@ def test_a_worker_batch_reports_every_case():
     failures: list[dict] = []
     row = batch.run(["params"], seed=3, cases=40, batch=40, failures=failures)["params"]
     assert row.get("loaded", 0) + row.get("rejected", 0) == 40, (row, failures)
+
+
+def test_a_silent_worker_is_killed_and_its_case_counted_as_a_hang(monkeypatch):
+    import subprocess
+    import sys
+
+    script = ("import json, time; print(json.dumps({'i': 0, 'kind': 'loaded', 'mode': 'valid', 's': 0.0, "
+              "'mem': 0}), flush=True); time.sleep(60)")
+
+    def spawn(name, seed, start, count):
+        return subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+
+    monkeypatch.setattr(batch, "_spawn", spawn)
+    monkeypatch.setattr(batch, "WATCHDOG_S", 1.0)
+    failures: list[dict] = []
+    row = batch._batch("params", 0, 0, 2, failures)
+    assert (row["loaded"], row["hang"]) == (1, 1)
+    assert failures == [{"target": "params", "seed": 0, "i": 1, "kind": "hang"}]
 
 
 def test_the_engine_counts_other_errors_time_and_memory_as_failures(tmp_path, monkeypatch):
