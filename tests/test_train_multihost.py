@@ -52,3 +52,111 @@ def test_two_processes_only_process_0_writes(tmp_path, fashion_root):
     b = serialization.load_numpy(single / "net.params")
     for k in a:
         onp.testing.assert_allclose(a[k], b[k], rtol=1e-5, atol=1e-6, err_msg=k)
+
+
+# ---------------------------------------------------------------------------------------- fault paths
+def _launch(argvs: list[list[str]], limit: int = 120) -> list[subprocess.Popen]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FRAMEWORK_")}
+    env.update(TQDM_DISABLE="1", PYTHONUNBUFFERED="1")
+    return [subprocess.Popen(["timeout", "-k", "5", str(limit), sys.executable, "-m", "train", *argv],
+                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            for argv in argvs]
+
+
+def _finish(procs: list[subprocess.Popen]) -> list[tuple[int, str, float, float, float | None]]:
+    """For each process: exit status, output, seconds from its 'joined' line to its exit, the time of
+    its exit and of its 'kill point reached' line (time.monotonic())."""
+    import threading
+    import time
+
+    results: list = [None] * len(procs)
+
+    def read(i: int, p: subprocess.Popen) -> None:
+        joined = killed = None
+        lines = []
+        for line in p.stdout:
+            lines.append(line)
+            if " joined at " in line and joined is None:
+                joined = time.monotonic()
+            if line.startswith("kill point reached"):
+                killed = time.monotonic()
+        p.wait()
+        end = time.monotonic()
+        results[i] = (p.returncode, "".join(lines), end - (joined or end), end, killed)
+
+    threads = [threading.Thread(target=read, args=(i, p)) for i, p in enumerate(procs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=200)
+    return results
+
+
+def _mh(root: Path, out: Path, port: int, rank: int, *extra: str) -> list[str]:
+    return ["--data-root", str(root), "--subset", "64", "--batch-size", "16", "--epochs", "2", "--out",
+            str(out), "--params", str(out / "net.params"), "--progress", "off", "--devices", "cpu",
+            "--coordinator", f"127.0.0.1:{port}", "--num-processes", "2", "--process-id", str(rank), *extra]
+
+
+def test_processes_with_different_checkpoints_refuse_to_train(tmp_path, fashion_root):
+    """Each process on its own disk: process 0 has a checkpoint, process 1 none. Both must stop (exit 3)
+    naming each rank and what it has (rank 0 used to resume while rank 1 started afresh, then hang)."""
+    import json
+
+    from framework import serialization
+    from train import checkpoint
+    from train.config import Config
+
+    cfg = Config(subset=64, batch_size=16, epochs=2)
+    rows = [{"epoch": 1, "loss": 2.0, "test_acc": 0.1, "seconds": 1.0, "samples_per_s": 64.0}]
+    meta = {"epoch": 1, "fingerprint": cfg.fingerprint(), "rng": {"seed": 0, "count": 3}, "history": rows,
+            "data_order": {"scheme": "s", "seed": 0, "next_epoch": 1, "n": 64}, "lr": 0.1,
+            "devices": ["a", "b"], "finished": False, "format": checkpoint.FORMAT,
+            "version": checkpoint.VERSION}
+    arrays = {"param/0.weight": onp.zeros((6, 1, 5, 5), onp.float32)}
+    meta["digest"] = checkpoint.digest(arrays, meta)
+    (tmp_path / "a").mkdir()
+    serialization.save(tmp_path / "a" / "checkpoint.params", {**arrays, "__meta__": onp.frombuffer(
+        json.dumps(meta).encode(), onp.uint8)})
+    port = _free_port()
+    procs = _launch([_mh(fashion_root, tmp_path / "a", port, 0, "--resume"),
+                     _mh(fashion_root, tmp_path / "b", port, 1, "--resume")])
+    for status, text, seconds, _, _ in _finish(procs):
+        assert status == job.EXIT_CHECKPOINT, text
+        assert seconds < 30, text
+        assert "the 2 processes do not agree on where to start" in text
+        assert f"process 0: resumes after epoch 1 from {tmp_path / 'a' / 'checkpoint.params'}" in text
+        assert f"process 1: starts at epoch 1 (no checkpoint used at {tmp_path / 'b'}" in text
+    assert not (tmp_path / "b").exists() or not any((tmp_path / "b").iterdir())
+
+
+def test_a_lost_peer_is_named_and_the_survivor_exits(tmp_path, fashion_root):
+    """Process 1 is SIGKILLed after its first epoch's training; process 0 then waits in a collective."""
+    port = _free_port()
+    procs = _launch([_mh(fashion_root, tmp_path / "o", port, 0),
+                     _mh(fashion_root, tmp_path / "o", port, 1, "--_kill-at", "1:trained")])
+    (s0, t0, _, end0, _), (s1, t1, _, _, killed) = _finish(procs)
+    assert s1 in (-9, 137), t1  # SIGKILL (137 when `timeout` reports it)
+    assert "kill point reached: 1:trained" in t1 and killed is not None
+    assert s0 == job.EXIT_MULTIHOST, t0
+    assert "error: process 0: lost process 1 of 2 (no heartbeat for 10 s)" in t0, t0
+    assert end0 - killed < 30, t0
+
+
+def test_a_wrong_coordinator_address_is_an_error_not_a_hang(tmp_path, fashion_root):
+    """Nobody listens at the address: process 1 says so after --join-timeout (default 20 s)."""
+    procs = _launch([_mh(fashion_root, tmp_path / "o", _free_port(), 1)])
+    import time
+
+    start = time.monotonic()
+    [(status, text, _, _, _)] = _finish(procs)
+    assert status == job.EXIT_MULTIHOST, text
+    assert time.monotonic() - start < 40, text  # 20 s of trying plus the interpreter's start
+    assert "process 1 cannot reach the coordinator at 127.0.0.1:" in text and "after 20 s" in text
+
+
+def test_a_peer_that_never_joins_is_reported(tmp_path, fashion_root):
+    procs = _launch([_mh(fashion_root, tmp_path / "o", _free_port(), 0, "--join-timeout", "5")])
+    [(status, text, _, _, _)] = _finish(procs)
+    assert status == job.EXIT_MULTIHOST, text
+    assert "not all 2 processes joined at 127.0.0.1:" in text and "within 5 s" in text

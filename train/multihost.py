@@ -96,11 +96,10 @@ def _wait_for_coordinator(host: str, port: int, seconds: float, me: int) -> None
 
 def join(coordinator: str, num_processes: int, process_id: int, *, timeout: float) -> Session:
     """Join the run (``jax.distributed.initialize`` through ``framework.parallel``): a :class:`Session`."""
-    from framework import parallel
-
     host, port = parse_address(coordinator)
     if process_id != 0:
         _wait_for_coordinator(host, port, timeout, process_id)
+    from framework import parallel  # imports JAX: after the cheap check
     msg = (f"error: process {process_id}: not all {num_processes} processes joined at {coordinator} within "
            f"{timeout:g} s (--join-timeout). Start every process with the same --coordinator and "
            f"--num-processes {num_processes} and its own --process-id 0..{num_processes - 1}.")
@@ -115,6 +114,7 @@ def join(coordinator: str, num_processes: int, process_id: int, *, timeout: floa
 
     session = Session(distributed.global_state.client, process_id, num_processes)
     session.start()
+    print(f"process {process_id} of {num_processes} joined at {coordinator}", flush=True)
     return session
 
 
