@@ -1,0 +1,88 @@
+"""MXNet 1.x's ``mx.nd`` (also ``mx.ndarray``): the NDArray operator functions over :class:`jax.Array`,
+with 1.x names, argument spellings and semantics (``concat(dim=1)``, reshape codes 0/-1/-2/-3/-4, full
+reductions of shape (1,), float32 indices), plus ``save``/``load`` in the legacy (V2) file format.
+``nd.NDArray`` is :class:`jax.Array`, so ``isinstance(x, nd.NDArray)`` holds for every array. Inside
+``autograd.record()`` every operator records; ``F`` in a 1.x ``hybrid_forward`` is this module.
+
+Each concept lives in its own module: ``creation``, ``arithmetic``, ``reduction``, ``shape``,
+``indexing``, ``sequence``, ``sort``, ``linalg``, ``nn``, ``random``.
+
+>>> import framework as mx
+>>> x = mx.nd.array([[1, 2], [3, 4]])
+>>> isinstance(x, mx.nd.NDArray), x.dtype
+(True, dtype('float32'))
+>>> mx.nd.concat(x, x).shape, mx.nd.sum(x).tolist()
+((2, 4), [10.0])
+>>> mx.nd.FullyConnected(x, mx.nd.ones((3, 2)), no_bias=True, num_hidden=3).tolist()
+[[3.0, 3.0, 3.0], [7.0, 7.0, 7.0]]
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import jax
+
+from .. import serialization
+from . import linalg, random
+from .arithmetic import *  # noqa: F403
+from .arithmetic import __all__ as _arith_all
+from .creation import *  # noqa: F403
+from .creation import __all__ as _creation_all
+from .indexing import *  # noqa: F403
+from .indexing import __all__ as _indexing_all
+from .nn import *  # noqa: F403
+from .nn import __all__ as _nn_all
+from .reduction import *  # noqa: F403
+from .reduction import __all__ as _reduction_all
+from .sequence import *  # noqa: F403
+from .sequence import __all__ as _sequence_all
+from .shape import *  # noqa: F403
+from .shape import __all__ as _shape_all
+from .sort import *  # noqa: F403
+from .sort import __all__ as _sort_all
+
+NDArray = jax.Array
+
+_LINALG_ALIASES = {f"linalg_{n}": getattr(linalg, n) for n in linalg.__all__}
+globals().update(_LINALG_ALIASES)
+_RANDOM_ALIASES = {"random_uniform": random.uniform, "random_normal": random.normal,
+                   "random_randint": random.randint, "random_poisson": random.poisson,
+                   "random_exponential": random.exponential, "random_gamma": random.gamma,
+                   "sample_multinomial": random.multinomial, "shuffle": random.shuffle}
+globals().update(_RANDOM_ALIASES)
+
+__all__ = [
+    "NDArray", "save", "load", "waitall", "linalg", "random",
+    *_arith_all, *_creation_all, *_indexing_all, *_nn_all, *_reduction_all, *_sequence_all, *_shape_all,
+    *_sort_all, *_LINALG_ALIASES, *_RANDOM_ALIASES,
+]
+
+
+def save(fname: str | os.PathLike, data: Any) -> None:
+    """``mx.nd.save``: an array, a list or a dict of arrays in the legacy V2 format (what 1.x writes)."""
+    serialization.save(fname, data, format="nd")
+
+
+def load(fname: str | os.PathLike) -> Any:
+    """``mx.nd.load``: reads V1/V2/V3 files (a list, or a dict when the file has names)."""
+    return serialization.load(fname)
+
+
+def waitall() -> None:
+    """Block until every computation dispatched so far has finished."""
+    from .. import npx
+
+    npx.waitall()
+
+
+def __getattr__(name: str) -> Any:
+    raise AttributeError(
+        f"framework.nd has no attribute {name!r}: it is not one of MXNet 1.x's NDArray functions "
+        "supported here (see framework/nd/__init__.py for the list; framework.np has NumPy's names)"
+    )
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
