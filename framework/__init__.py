@@ -31,6 +31,7 @@ _LAZY = {
     "serialization": "framework.serialization",
     "test_utils": "framework.test_utils",
     "nd": "framework.nd",
+    "ndarray": "framework.nd",
 }
 
 __all__ = [

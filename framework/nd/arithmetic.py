@@ -43,7 +43,7 @@ def _binary(name: str, fn: Callable[[Any, Any], Any], *, boolean: bool = False) 
 
 _BINARY: dict[str, tuple[Callable, bool]] = {
     "add": (jnp.add, False), "subtract": (jnp.subtract, False), "multiply": (jnp.multiply, False),
-    "divide": (jnp.divide, False), "modulo": (jnp.fmod, False), "power": (jnp.power, False),
+    "divide": (jnp.divide, False), "modulo": (jnp.mod, False), "power": (jnp.power, False),
     "maximum": (jnp.maximum, False), "minimum": (jnp.minimum, False), "hypot": (jnp.hypot, False),
     "equal": (jnp.equal, True), "not_equal": (jnp.not_equal, True), "greater": (jnp.greater, True),
     "greater_equal": (jnp.greater_equal, True), "lesser": (jnp.less, True),
@@ -69,7 +69,6 @@ for _alias, _name in _BROADCAST_NAMES.items():
 for _alias, _name in _ELEMWISE.items():
     globals()[f"elemwise_{_alias}"] = _binary(f"elemwise_{_alias}", _BINARY[_name][0])
     __all__.append(f"elemwise_{_alias}")
-_mod = _binary("mod", jnp.fmod)
 
 
 def _unary(name: str, fn: Callable[[Any], Any], *, boolean: bool = False) -> Callable:
@@ -100,6 +99,8 @@ __all__.append("logical_not")
 
 # MXNet's "round" rounds half away from zero; numpy (and jnp.round) rounds half to even.
 round = _unary("round", lambda x: jnp.where(x >= 0, jnp.floor(x + 0.5), jnp.ceil(x - 0.5)))  # noqa: A001
+# MXNet's "rint" takes the lower neighbour at exactly .5 (-2.5 -> -3, 2.5 -> 2)
+rint = _unary("rint", lambda x: jnp.where(x - jnp.floor(x) <= 0.5, jnp.floor(x), jnp.ceil(x)))
 fix = _unary("fix", jnp.trunc)
 reciprocal = _unary("reciprocal", jnp.reciprocal)
 rsqrt = _unary("rsqrt", lax.rsqrt)
@@ -154,28 +155,27 @@ def add_n(*args: jax.Array) -> jax.Array:
 ElementWiseSum = add_n
 
 
-def _t(x: jax.Array) -> jax.Array:
-    return jnp.transpose(x)  # MXNet's transpose of an N-D operand reverses all its axes
-
-
 @nd_op
 def dot(lhs: jax.Array, rhs: jax.Array, transpose_a: bool = False, transpose_b: bool = False,
         forward_stype: Any = None) -> jax.Array:
-    """MXNet's ``dot``: the last axis of ``lhs`` against the first axis of ``rhs`` (after the optional
-    transposes, which reverse all axes). 1-D by 1-D gives shape (1,), as MXNet 1.x does.
+    """MXNet's ``dot``: the last axis of ``lhs`` (its first with ``transpose_a``) against the first axis
+    of ``rhs`` (its last with ``transpose_b``); the other axes keep their order. 1-D by 1-D gives shape
+    (1,), as MXNet 1.x does.
 
     >>> import jax.numpy as jnp
     >>> dot(jnp.ones((2, 3, 4)), jnp.ones((4, 5))).shape
     (2, 3, 5)
+    >>> dot(jnp.ones((2, 3, 4)), jnp.ones((2, 5)), transpose_a=True).shape
+    (3, 4, 5)
     """
-    a = _t(lhs) if transpose_a else lhs
-    b = _t(rhs) if transpose_b else rhs
-    if a.shape[-1] != b.shape[0]:
+    ax_a = 0 if transpose_a else lhs.ndim - 1
+    ax_b = rhs.ndim - 1 if transpose_b else 0
+    if lhs.shape[ax_a] != rhs.shape[ax_b]:
         raise ValueError(
-            f"nd.dot: shapes {tuple(a.shape)} and {tuple(b.shape)} (after transpose_a={transpose_a}, "
-            f"transpose_b={transpose_b}) do not match: {a.shape[-1]} vs {b.shape[0]}"
+            f"nd.dot: shapes {tuple(lhs.shape)} and {tuple(rhs.shape)} (transpose_a={transpose_a}, "
+            f"transpose_b={transpose_b}) do not match: {lhs.shape[ax_a]} vs {rhs.shape[ax_b]}"
         )
-    out = jnp.tensordot(a, b, axes=1)
+    out = jnp.tensordot(lhs, rhs, axes=([ax_a], [ax_b]))
     return out.reshape(1) if out.ndim == 0 else out
 
 

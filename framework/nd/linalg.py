@@ -1,6 +1,7 @@
 """``mx.nd.linalg``: MXNet 1.x's batched linear algebra over the last two axes (``gemm``, ``gemm2``,
 ``potrf``, ``potri``, ``trsm``, ``trmm``, ``syrk``, ``sumlogdiag``, ``extractdiag``, ``makediag``,
-``inverse``, ``det``, ``slogdet``). Triangular operands use only the triangle named by ``lower``.
+``inverse``, ``det``, ``slogdet``). Triangular operands use only the triangle named by ``lower``; a
+single matrix's scalar results have shape (1,), as in MXNet 1.x.
 
 >>> import jax.numpy as jnp
 >>> from framework import nd
@@ -18,7 +19,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from ._op import nd_op
+from ._op import legacy_scalar, nd_op
 
 __all__ = [
     "gemm", "gemm2", "potrf", "potri", "trsm", "trmm", "syrk", "sumlogdiag", "extractdiag", "makediag",
@@ -116,7 +117,7 @@ def syrk(A: jax.Array, transpose: bool = False, alpha: float = 1.0) -> jax.Array
 def sumlogdiag(A: jax.Array) -> jax.Array:
     """The sum of the logarithms of the diagonal of each matrix."""
     _square(A, "sumlogdiag")
-    return jnp.sum(jnp.log(jnp.diagonal(A, axis1=-2, axis2=-1)), axis=-1)
+    return legacy_scalar(jnp.sum(jnp.log(jnp.diagonal(A, axis1=-2, axis2=-1)), axis=-1))
 
 
 @nd_op
@@ -147,7 +148,7 @@ def inverse(A: jax.Array) -> jax.Array:
 def det(A: jax.Array) -> jax.Array:
     """The determinant of each square matrix."""
     _square(A, "det")
-    return jnp.linalg.det(A)
+    return legacy_scalar(jnp.linalg.det(A))
 
 
 @nd_op
@@ -155,4 +156,4 @@ def slogdet(A: jax.Array) -> list[jax.Array]:
     """``[sign, log|det|]`` of each square matrix."""
     _square(A, "slogdet")
     sign, logdet = jnp.linalg.slogdet(A)
-    return [sign, logdet]
+    return [legacy_scalar(sign), legacy_scalar(logdet)]

@@ -162,12 +162,12 @@ def softmin(data: jax.Array, axis: int = -1, temperature: float | None = None,
 
 @nd_op
 def SoftmaxActivation(data: jax.Array, mode: str = "instance") -> jax.Array:
-    """'instance': softmax over all but the first axis of each sample; 'channel': over axis 1."""
+    """'instance': softmax over the last axis; 'channel': over axis 1."""
     if mode == "channel":
         return jax.nn.softmax(data, axis=1)
     if mode != "instance":
         raise ValueError(f"nd.SoftmaxActivation: mode={mode!r} must be 'instance' or 'channel'")
-    return jax.nn.softmax(data.reshape(data.shape[0], -1), axis=-1).reshape(data.shape)
+    return jax.nn.softmax(data, axis=-1)
 
 
 @nd_op

@@ -86,13 +86,13 @@ argmin = _arg("argmin", jnp.argmin)
 
 @nd_op
 def argmax_channel(data: jax.Array) -> jax.Array:
-    """``argmax`` along the last axis (float32 indices).
+    """``argmax`` along axis 1, the channels (float32 indices).
 
     >>> import jax.numpy as jnp
     >>> argmax_channel(jnp.array([[1.0, 3.0, 2.0]])).tolist()
     [1.0]
     """
-    return jnp.argmax(data, axis=-1).astype(jnp.float32)
+    return jnp.argmax(data, axis=1).astype(jnp.float32)
 
 
 @nd_op
