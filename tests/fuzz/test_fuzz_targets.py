@@ -18,10 +18,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 TARGETS = targets()
-SLICE = {"params": 1000, "idx": 800, "checkpoint": 400}
+SLICE = {"params": 800, "idx": 600, "checkpoint": 300, "npz": 400, "symbol": 150, "recordio": 400}
 # Formats whose loader is known to fail some cases until its owner lands the fix, with the reason
 # (strict xfail: the marker must go when the fix lands). Empty: every format passes.
-KNOWN_FAILING: dict[str, str] = {}
+KNOWN_FAILING: dict[str, str] = {
+    "symbol": "Symbol.list_arguments() of a loaded file raises UnknownOperatorError/SymbolFileError naming "
+              "'symbol', not the file (framework/symbol/_symbol.py; reported to helper 'files')",
+}
 
 
 def _mark(name: str):

@@ -23,6 +23,8 @@ TARGET_MODULES = {
     "idx": "targets_idx",
     "checkpoint": "targets_checkpoint",
     "npz": "targets_npz",
+    "symbol": "targets_symbol",
+    "recordio": "targets_recordio",
 }
 
 
