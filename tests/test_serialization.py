@@ -336,7 +336,7 @@ def test_sparse_guards():
     _fails(params_file([rsp(4, [1, 4], 2)]), r"row indices outside \[0, 4\)")
     _fails(params_file([rsp(4, [1], 2)]), r"storage shape \(2, 2\) but its indices imply \(1, 2\)")
     _fails(params_file([rsp(2**40, [], 0)], ["r"]), r"array 0 \('r'\) is row_sparse with dense shape .* more "
-                                                    r"than the default max_bytes=67108864 \(64 x the file's")
+                                                    r"than the default max_bytes=16777216 \(64 x the file's")
     assert load_numpy(params_file([rsp(2**24, [], 0)]), max_bytes=2**27)[0].shape == (2**24, 2)
 
 

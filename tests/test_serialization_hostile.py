@@ -29,7 +29,7 @@ def test_a_118_byte_row_sparse_file_declaring_1_gib_is_rejected():
     blob = _file([_row_sparse_bomb(2**28)], ["w"])
     assert len(blob) <= 118
     match = (r"<bytes>: byte 24: array 0 \('w'\) is row_sparse with dense shape \(268435456, 1\) float32 = "
-             r"1073741824 bytes, more than the default max_bytes=67108864 .*decompression bombs")
+             r"1073741824 bytes, more than the default max_bytes=16777216 .*decompression bombs")
     with pytest.raises(ParamsFormatError, match=match):
         load(blob)
 

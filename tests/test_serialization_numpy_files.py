@@ -66,7 +66,7 @@ def test_a_compressed_npz_bomb_is_refused_before_inflating():
     buf = io.BytesIO()
     onp.savez_compressed(buf, x=onp.zeros(2**28, onp.float32))  # 1 MiB claiming 1 GiB
     with pytest.raises(ParamsFormatError, match=r"archive member 'x.npy' is compressed and declares "
-                                                r"1073741952 bytes, more than the 67108864 bytes left of "
+                                                r"1073741952 bytes, more than the 16777216 bytes left of "
                                                 r"max_bytes"):
         load(buf.getvalue())
 

@@ -30,14 +30,14 @@ __all__ = ["load", "load_numpy", "default_max_bytes", "MAX_BYTES_FLOOR", "MAX_BY
 #: The default bound on what the sparse arrays of one file may expand to, densified, all together:
 #: ``max(MAX_BYTES_FLOOR, MAX_BYTES_PER_FILE_BYTE * file size)``. A few bytes of row_sparse/csr header
 #: can declare an arbitrarily large dense shape (a 118-byte file can declare 1 GiB): a decompression bomb.
-MAX_BYTES_FLOOR = 64 << 20
+MAX_BYTES_FLOOR = 16 << 20
 MAX_BYTES_PER_FILE_BYTE = 64
 
 
 def default_max_bytes(file_size: int) -> int:
     """The default ``max_bytes`` for a file of ``file_size`` bytes.
 
-    >>> default_max_bytes(118) == 64 << 20, default_max_bytes(10 << 20) == 640 << 20
+    >>> default_max_bytes(118) == 16 << 20, default_max_bytes(10 << 20) == 640 << 20
     (True, True)
     """
     return max(MAX_BYTES_FLOOR, MAX_BYTES_PER_FILE_BYTE * file_size)
@@ -205,7 +205,7 @@ def load(
     refused), compressed members count against ``max_bytes``. V3 (np), V2 (nd), V1 and pre-V1 files
     all load, whatever mode wrote them. ``row_sparse`` and ``csr`` arrays come back dense; all of a
     file's sparse arrays together may expand to at most ``max_bytes`` bytes (keyword-only; default
-    :func:`default_max_bytes`: 64 x the file's size, at least 64 MiB), so that a few hundred crafted
+    :func:`default_max_bytes`: 64 x the file's size, at least 16 MiB), so that a few hundred crafted
     bytes cannot claim gigabytes. Pass a larger ``max_bytes`` for a trusted file that needs it. An
     undefined array (MXNet's "none" NDArray) comes back as ``None``; a V2 array with a zero extent,
     which MXNet's nd mode would also treat as undefined, comes back as the empty array it describes.
