@@ -144,3 +144,55 @@ def test_1_an_unexpected_error_prints_its_traceback(tmp_path, fashion_root):
                           env={**os.environ, "PYTHONPATH": str(REPO)})
     assert proc.returncode == job.EXIT_ERROR, proc.stderr
     assert "Traceback" in proc.stderr and "ZeroDivisionError: injected bug" in proc.stderr
+
+
+def _bomb(path: Path, declared: tuple[int, ...], inflated: int) -> None:
+    """A gzip file whose IDX header declares ``declared`` but whose content inflates to ``inflated`` bytes."""
+    import struct
+    import zlib
+
+    header = struct.pack(">I", 0x0800 | len(declared)) + struct.pack(f">{len(declared)}I", *declared)
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: the gzip container
+    parts, zeros = [z.compress(header)], bytes(1 << 24)
+    for _ in range((inflated - len(header)) // len(zeros)):
+        parts.append(z.compress(zeros))
+    parts.append(z.flush())
+    path.write_bytes(b"".join(parts))
+
+
+def _peak_rss_kb(argv: list[str]) -> tuple[int, str, int]:
+    """Exit status, stderr and peak resident memory (KiB) of ``python -m train argv`` (its own wrapper, so
+    nothing else counts)."""
+    wrapper = ("import resource, subprocess, sys\n"
+               "p = subprocess.run([sys.executable, '-m', 'train', *sys.argv[1:]], capture_output=True,\n"
+               "                   text=True)\n"
+               "sys.stderr.write(p.stderr)\n"
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+               "sys.exit(p.returncode)\n")
+    proc = subprocess.run([sys.executable, "-c", wrapper, *argv], cwd=REPO, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "TQDM_DISABLE": "1"})
+    return proc.returncode, proc.stderr, int(proc.stdout.split()[-1])
+
+
+def test_2_a_gzip_bomb_is_rejected_within_bounded_memory(tmp_path, fashion_root):
+    """A ~1 MiB .gz whose header declares Fashion-MNIST's 47 MB of training images but inflates to 1 GiB:
+    exit 2 naming the file, and resident memory grows by a small multiple of the declared size, not 1 GiB
+    (it used to cost 2.2 GB and 11 s)."""
+    root = tmp_path / "bomb"
+    root.mkdir()
+    for name in ("train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"):
+        src = next(p for p in (fashion_root / f"{name}.gz", fashion_root / name) if p.exists())
+        (root / src.name).symlink_to(src)
+    bomb = root / "train-images-idx3-ubyte.gz"
+    _bomb(bomb, (60000, 28, 28), 1 << 30)
+    assert bomb.stat().st_size < 2 << 20
+    declared = 60000 * 28 * 28
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    status, _, baseline = _peak_rss_kb(_argv(empty, tmp_path / "run0"))  # stops just before reading data
+    assert status == job.EXIT_DATA
+    status, err, peak = _peak_rss_kb(_argv(root, tmp_path / "run1"))
+    assert status == job.EXIT_DATA, err
+    assert f"{bomb}" in err and "longer than its header says" in err
+    growth = (peak - baseline) * 1024
+    assert growth < 3 * declared, f"resident memory grew by {growth / 2**20:.0f} MiB reading the bomb"

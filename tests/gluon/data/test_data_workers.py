@@ -136,10 +136,12 @@ def test_a_slow_worker_times_out():
 
 def test_a_worker_that_exits_names_its_status_and_the_samples():
     loader = data.DataLoader(_dataset(12).transform(helpers.ExitAt(9, 3)), 4, num_workers=2, timeout=60)
+    pids = loader._pool().pids
     with pytest.raises(RuntimeError, match=r"DataLoader worker 0 \(pid \d+\) exited with code 3 while "
                                            r"loading batch 2 \(sample indices \[8, 9, 10, 11\]\)"):
         list(loader)
     assert loader._worker_pool is None
+    assert _wait_gone(pids, 5) == []  # the other worker too: no process is left behind
 
 
 def test_a_thread_worker_times_out_naming_the_thread_and_the_samples():
@@ -191,19 +193,20 @@ class InMain(data.Dataset):  # defined in __main__: cannot go to worker processe
     def __len__(self):
         return 8
     def __getitem__(self, i):
-        if i == 5:
+        if i == 1:
             time.sleep(600)
         return onp.float32(i)
 kind = sys.argv[1]
 if kind == "main":
     loader = data.DataLoader(InMain(), 4, num_workers=2, timeout=8)
 else:
-    ds = data.ArrayDataset(onp.zeros(8), onp.arange(8)).transform(helpers.SleepAt(5, 600))
+    ds = data.ArrayDataset(onp.zeros(8), onp.arange(8)).transform(helpers.SleepAt(1, 600))
     loader = data.DataLoader(ds, 4, num_workers=2, thread_pool=kind == "thread", timeout=8)
 try:
     list(loader)
 except TimeoutError as err:
     print("TimeoutError:", err, flush=True)
+print("pids", *getattr(loader._worker_pool, "pids", []), flush=True)
 """
 
 
@@ -215,7 +218,10 @@ def test_a_hung_worker_times_out_and_never_blocks_exit(tmp_path, kind):
     proc = subprocess.run(["timeout", "-k", "2", "100", sys.executable, os.fspath(script), kind],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert "timed out after 8 seconds loading batch 1 (sample indices [4, 5, 6, 7])" in proc.stdout
+    pids = [int(p) for p in proc.stdout.split("pids")[-1].split()]
+    assert len(pids) == (2 if kind == "process" else 0)
+    assert _wait_gone(pids, 5) == []  # the hung worker was killed when its interpreter ended
+    assert "timed out after 8 seconds loading batch 0 (sample indices [0, 1, 2, 3])" in proc.stdout
 
 
 _ORPHAN = """
