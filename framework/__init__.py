@@ -15,7 +15,17 @@ from __future__ import annotations
 import importlib
 
 from . import np, npx
-from .device import Context, Device, cpu, cpu_pinned, current_context, current_device, gpu, num_gpus
+from .device import (
+    Context,
+    Device,
+    cpu,
+    cpu_pinned,
+    current_context,
+    current_device,
+    device_scope,
+    gpu,
+    num_gpus,
+)
 
 __version__ = "0.1.0"
 
@@ -32,11 +42,13 @@ _LAZY = {
     "test_utils": "framework.test_utils",
     "nd": "framework.nd",
     "ndarray": "framework.nd",
+    "util": "framework.util",
+    "context": "framework.device",
 }
 
 __all__ = [
     "np", "npx", "cpu", "gpu", "cpu_pinned", "num_gpus", "current_context", "current_device",
-    "Context", "Device", "random", *_LAZY,
+    "Context", "Device", "device_scope", "random", *_LAZY,
 ]
 
 random = np.random

@@ -1,8 +1,21 @@
 """Devices. A context (MXNet 1.x) or device (MXNet 2.0) IS a :class:`jax.Device`.
 
+``mx.Context('cpu', 1)`` / ``mx.Device('gpu', 0)`` return the ``jax.Device`` (``isinstance(d, mx.Context)``
+holds for every jax device); what a ``jax.Device`` cannot carry is a function: :func:`device_type`
+(MXNet's ``ctx.device_type``) and :func:`device_id` (``ctx.device_id``). A ``jax.Device`` is not a
+context manager and JAX's types are never patched, so MXNet's ``with ctx:`` is spelled
+``with mx.device_scope(ctx):`` (the porter rewrites it); it sets the device of array creation and of
+``initialize()``. On a machine without GPUs, ``'gpu'`` follows :func:`gpu`: a ``ValueError`` naming
+the number of GPUs and the fix (nothing silently lands on the CPU).
+
+>>> import framework as mx
 >>> from framework import npx
 >>> npx.cpu(0).platform
 'cpu'
+>>> mx.Context('cpu', 1) == mx.cpu(1), isinstance(mx.cpu(1), mx.Context)
+(True, True)
+>>> mx.device.device_type(mx.cpu(1)), mx.device.device_id(mx.cpu(1))
+('cpu', 1)
 >>> npx.num_gpus() >= 0
 True
 """
@@ -18,6 +31,10 @@ import jax
 __all__ = [
     "Device",
     "Context",
+    "device_type",
+    "device_id",
+    "set_default_device",
+    "set_default_context",
     "cpu",
     "gpu",
     "num_gpus",
@@ -28,8 +45,73 @@ __all__ = [
     "cpu_pinned",
 ]
 
-Device = jax.Device
-Context = jax.Device
+
+class _DeviceMeta(type):
+    """``Context(kind, id)`` builds nothing of its own: it returns the :class:`jax.Device`;
+    ``isinstance(d, Context)`` is ``isinstance(d, jax.Device)``."""
+
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, jax.Device)
+
+    def __subclasscheck__(cls, sub: type) -> bool:
+        return issubclass(sub, jax.Device)
+
+    def __call__(cls, device_type: object, device_id: int = 0) -> jax.Device:  # type: ignore[override]
+        if isinstance(device_type, jax.Device):  # mx.Context(existing_ctx): a copy is the device itself
+            return device_type
+        if not isinstance(device_type, str):
+            raise TypeError(
+                f"{cls.__name__}(device_type={device_type!r}): expected 'cpu', 'gpu' or 'cpu_pinned' "
+                "(or a device)"
+            )
+        kind = device_type.lower()
+        if kind in ("cpu", "cpu_pinned", "cpu_shared"):
+            return cpu(int(device_id))
+        if kind in _GPU_PLATFORMS:
+            return gpu(int(device_id))
+        raise ValueError(
+            f"{cls.__name__}(device_type={device_type!r}): unknown device type; use 'cpu' or 'gpu'"
+        )
+
+
+class Context(metaclass=_DeviceMeta):
+    """MXNet 1.x's ``mx.Context(device_type, device_id=0)``: returns the :class:`jax.Device`."""
+
+
+class Device(metaclass=_DeviceMeta):
+    """MXNet 2.0's ``mx.Device(device_type, device_id=0)``: returns the :class:`jax.Device`."""
+
+
+def device_type(device: object) -> str:
+    """MXNet's ``ctx.device_type`` ('cpu' or 'gpu') of a device or a ``'cpu:1'`` string.
+
+    >>> device_type(cpu(0))
+    'cpu'
+    """
+    dev = as_device(device)
+    return "gpu" if dev.platform in _GPU_PLATFORMS else dev.platform
+
+
+def device_id(device: object) -> int:
+    """MXNet's ``ctx.device_id``: the device's index among the local devices of its kind.
+
+    >>> device_id(cpu(3))
+    3
+    """
+    dev = as_device(device)
+    same = [d for d in jax.local_devices() if d.platform == dev.platform]
+    return same.index(dev) if dev in same else int(dev.id)
+
+
+def set_default_device(device: object) -> jax.Device:
+    """Make ``device`` the default of every later array creation and ``initialize()`` (MXNet's
+    ``test_utils.set_default_context``); returns the previous default."""
+    previous = current_device()
+    jax.config.update("jax_default_device", as_device(device))
+    return previous
+
+
+set_default_context = set_default_device
 
 _GPU_PLATFORMS = ("gpu", "cuda", "rocm")
 _scope = threading.local()

@@ -1,32 +1,251 @@
-"""MXNet's ``test_utils`` essentials.
+"""MXNet's ``mx.test_utils``: comparisons with MXNet's per-dtype tolerances and error text, random
+shapes and arrays, the default device, a numeric gradient check and ``assert_exception``.
 
->>> from framework.test_utils import assert_almost_equal
->>> assert_almost_equal([1.0, 2.0], [1.0, 2.0 + 1e-9])
+``assert_almost_equal`` takes, when ``rtol``/``atol`` are None, the larger of the two operands'
+per-dtype defaults (float16 1e-2/1e-1, float32 1e-4/1e-3, float64 1e-5/1e-20, integers and bool 0);
+explicit values, zeros included, are used as given. ``almost_equal`` (MXNet's too) defaults to the
+float64 values whatever the dtype.
+
+>>> import numpy as onp
+>>> from framework.test_utils import assert_almost_equal, almost_equal
+>>> assert_almost_equal(onp.float32([1.0, 2.0]), onp.float32([1.0, 2.0001]))
+>>> almost_equal(onp.float32([1.0]), onp.float32([1.0001]))
+False
 """
 
 from __future__ import annotations
 
+import numbers
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import jax
+import jax.numpy as jnp
 import numpy as onp
 
-__all__ = ["assert_almost_equal", "almost_equal"]
+from . import device as _device
+
+__all__ = [
+    "assert_almost_equal", "almost_equal", "same", "default_rtols", "default_atols", "get_tolerance",
+    "get_tols", "get_rtol", "get_atol", "rand_shape_nd", "rand_shape_2d", "rand_shape_3d", "rand_ndarray",
+    "default_context", "default_device", "set_default_context", "set_default_device",
+    "check_numeric_gradient", "assert_exception", "assert_allclose",
+]
+
+_RTOL = {"float16": 1e-2, "bfloat16": 1e-2, "float32": 1e-4, "float64": 1e-5}
+_ATOL = {"float16": 1e-1, "bfloat16": 1e-1, "float32": 1e-3, "float64": 1e-20}
+_EXACT = ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
+
+
+def _table(floats: dict[str, float]) -> dict[onp.dtype, float]:
+    out = {jnp.dtype(k): v for k, v in floats.items()}
+    out.update({onp.dtype(k): 0 for k in _EXACT})
+    return out
+
+
+def default_rtols() -> dict[onp.dtype, float]:
+    """MXNet's default relative tolerance per dtype."""
+    return _table(_RTOL)
+
+
+def default_atols() -> dict[onp.dtype, float]:
+    """MXNet's default absolute tolerance per dtype."""
+    return _table(_ATOL)
 
 
 def _np(x: Any) -> onp.ndarray:
     if hasattr(x, "asnumpy"):
         x = x.asnumpy()
+    if isinstance(x, numbers.Number) and not isinstance(x, (onp.generic,)):
+        return onp.asarray(x)
     return onp.asarray(x)
 
 
+def get_tolerance(dat: Any, tol: float | dict | None, default_tol: dict) -> float:
+    """``tol`` if it is a number; else its (or the default table's) entry for ``dat``'s dtype."""
+    if isinstance(tol, numbers.Number):
+        return tol
+    dtype = onp.dtype(_np(dat).dtype)
+    table = {} if tol is None else tol
+    if dtype in table:
+        return table[dtype]
+    if dtype not in default_tol:
+        raise TypeError(f"test_utils: no default tolerance for dtype {dtype}; pass rtol= and atol=")
+    return default_tol[dtype]
+
+
+def get_tols(x: Any, y: Any, rtol: Any, atol: Any) -> tuple[float, float]:
+    """The (rtol, atol) used to compare ``x`` and ``y``: the larger default of their two dtypes."""
+    rt = max(get_tolerance(x, rtol, default_rtols()), get_tolerance(y, rtol, default_rtols()))
+    at = max(get_tolerance(x, atol, default_atols()), get_tolerance(y, atol, default_atols()))
+    return rt, at
+
+
+def get_rtol(rtol: float | None = None, dtype: Any = onp.float64) -> float:
+    """``rtol``, or the default for ``dtype`` (float64) when None."""
+    return default_rtols()[onp.dtype(dtype)] if rtol is None else rtol
+
+
+def get_atol(atol: float | None = None, dtype: Any = onp.float64) -> float:
+    """``atol``, or the default for ``dtype`` (float64) when None."""
+    return default_atols()[onp.dtype(dtype)] if atol is None else atol
+
+
 def almost_equal(a: Any, b: Any, rtol: float | None = None, atol: float | None = None,
-                 equal_nan: bool = False) -> bool:
-    return bool(onp.allclose(_np(a), _np(b), rtol=rtol or 1e-5, atol=atol or 1e-20,
-                             equal_nan=equal_nan))
+                 equal_nan: bool = False, use_broadcast: bool = True) -> bool:
+    """``numpy.allclose`` with MXNet's float64 defaults (1e-5, 1e-20) for a None tolerance."""
+    a, b = _np(a), _np(b)
+    if not use_broadcast and a.shape != b.shape:
+        raise AssertionError(f"shapes differ: {a.shape} vs {b.shape}")
+    return bool(onp.allclose(a, b, rtol=get_rtol(rtol), atol=get_atol(atol), equal_nan=equal_nan))
 
 
-def assert_almost_equal(a: Any, b: Any, rtol: float | None = None, atol: float | None = None,
-                        names: tuple[str, str] = ("a", "b"), equal_nan: bool = False) -> None:
-    """Raise ``AssertionError`` when ``a`` and ``b`` differ beyond ``rtol``/``atol`` (MXNet's defaults)."""
-    onp.testing.assert_allclose(_np(a), _np(b), rtol=rtol or 1e-5, atol=atol or 1e-20,
-                                equal_nan=equal_nan, err_msg=f"{names[0]} vs {names[1]}")
+def _violations(a: onp.ndarray, b: onp.ndarray, rtol: float, atol: float, equal_nan: bool) -> onp.ndarray:
+    with onp.errstate(invalid="ignore", over="ignore"):
+        a64, b64 = a.astype(onp.float64), b.astype(onp.float64)
+        diff = onp.where(a64 == b64, 0.0, onp.abs(a64 - b64))
+        if equal_nan:
+            diff = onp.where(onp.isnan(a64) & onp.isnan(b64), 0.0, diff)
+        ratio = diff / (atol + rtol * onp.abs(b64) + 1e-20)
+    return onp.where(onp.isnan(ratio), onp.inf, ratio)
+
+
+def assert_almost_equal(a: Any, b: Any, rtol: Any = None, atol: Any = None,
+                        names: tuple[str, str] = ("a", "b"), equal_nan: bool = False,
+                        use_broadcast: bool = True, mismatches: tuple[int, int] = (10, 10)) -> None:
+    """Raise ``AssertionError`` when ``a`` and ``b`` differ beyond the tolerances, with MXNet's text:
+    ``Error <max ratio> exceeds tolerance rtol=..., atol=... (mismatch <percent>%).`` and the location
+    of the maximum error.
+
+    >>> import numpy as onp
+    >>> try:
+    ...     assert_almost_equal(onp.float32([1, 2]), onp.float32([1, 2.5]), names=('x', 'y'))
+    ... except AssertionError as e:
+    ...     print(str(e).splitlines()[3])
+    Location of maximum error: (1,), x=2.00000000, y=2.50000000
+    """
+    a_np, b_np = _np(a), _np(b)
+    if not use_broadcast and a_np.shape != b_np.shape:
+        raise AssertionError(f"shapes differ: {names[0]} {a_np.shape} vs {names[1]} {b_np.shape}")
+    rtol, atol = get_tols(a_np, b_np, rtol, atol)
+    if a_np.dtype == onp.bool_ and b_np.dtype == onp.bool_:
+        onp.testing.assert_equal(a_np, b_np)
+        return
+    if onp.allclose(a_np, b_np, rtol=rtol, atol=atol, equal_nan=equal_nan):
+        return
+    a_b, b_b = onp.broadcast_arrays(a_np, b_np)
+    ratio = _violations(a_b, b_b, rtol, atol, equal_nan)
+    index = tuple(int(i) for i in onp.unravel_index(int(onp.argmax(ratio)), ratio.shape))
+    worst = float(ratio[index])
+    bad = int(onp.count_nonzero(ratio > 1.0))
+    limit = mismatches[1]
+    degree = "at least " if limit > 0 and bad > limit else ""
+    shown = limit + 1 if degree else bad
+    where = (f"Location of maximum error: {index}, {names[0]}={float(a_b[index]):.8f}, "
+             f"{names[1]}={float(b_b[index]):.8f}")
+    text = (f"Error {worst:f} exceeds tolerance rtol={rtol:e}, atol={atol:e} "
+            f"(mismatch {degree}{100 * shown / max(a_b.size, 1):f}%).\n{where}")
+    with onp.printoptions(threshold=4, suppress=True):
+        raise AssertionError(onp.testing.build_err_msg([a_np, b_np], err_msg=text))
+
+
+def assert_allclose(a: Any, b: Any, rtol: float = 1e-7, atol: float = 0.0, equal_nan: bool = True) -> None:
+    """``numpy.testing.assert_allclose`` on arrays of any kind."""
+    onp.testing.assert_allclose(_np(a), _np(b), rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Exactly equal shapes and values."""
+    return bool(onp.array_equal(_np(a), _np(b)))
+
+
+def rand_shape_nd(num_dim: int, dim: int = 10, allow_zero_size: bool = False) -> tuple[int, ...]:
+    """A random shape of ``num_dim`` sizes in [1, dim] ([0, dim] with ``allow_zero_size``), drawn from
+    NumPy's global generator as MXNet does."""
+    low = 0 if allow_zero_size else 1
+    return tuple(int(v) for v in onp.random.randint(low, dim + 1, size=num_dim))
+
+
+def rand_shape_2d(dim0: int = 10, dim1: int = 10, allow_zero_size: bool = False) -> tuple[int, int]:
+    low = 0 if allow_zero_size else 1
+    return int(onp.random.randint(low, dim0 + 1)), int(onp.random.randint(low, dim1 + 1))
+
+
+def rand_shape_3d(dim0: int = 10, dim1: int = 10, dim2: int = 10,
+                  allow_zero_size: bool = False) -> tuple[int, int, int]:
+    low = 0 if allow_zero_size else 1
+    return tuple(int(onp.random.randint(low, d + 1)) for d in (dim0, dim1, dim2))  # type: ignore[return-value]
+
+
+def rand_ndarray(shape: Sequence[int], stype: str = "default", density: float | None = None,
+                 dtype: Any = None, modifier_func: Callable | None = None, shuffle_csr_indices: bool = False,
+                 distribution: str | None = None, ctx: Any = None) -> jax.Array:
+    """A dense array of uniform [0, 1) values (NumPy's global generator) on ``ctx``. Sparse storage
+    types are not supported (JAX arrays are dense)."""
+    if stype != "default":
+        raise ValueError(f"rand_ndarray: stype={stype!r}: only 'default' (dense) arrays exist here")
+    values = onp.random.uniform(0.0, 1.0, tuple(shape)).astype(dtype or onp.float32)
+    if modifier_func is not None:
+        values = modifier_func(values)
+    return jax.device_put(jnp.asarray(values), _device.resolve(ctx) or _device.current_device())
+
+
+def default_context() -> jax.Device:
+    """The device arrays are created on (``mx.current_context()``)."""
+    return _device.current_device()
+
+
+default_device = default_context
+set_default_context = _device.set_default_context
+set_default_device = _device.set_default_device
+
+
+def check_numeric_gradient(fn: Callable[..., Any], location: Any, aux_states: Any = None,
+                           numeric_eps: float = 1e-3, rtol: float = 1e-2, atol: float | None = None,
+                           grad_nodes: Sequence[Any] | None = None, use_forward_train: bool = True,
+                           ctx: Any = None, grad_stype_dict: Any = None, dtype: Any = onp.float32) -> None:
+    """Compare ``jax.grad`` of ``sum(fn(*location) * head)`` (a random head) with central finite
+    differences. MXNet passes a Symbol; here ``fn`` is a function of arrays and ``location`` a list (or
+    dict, then keyword arguments) of them. ``grad_nodes`` picks which (default all)."""
+    if aux_states is not None or grad_stype_dict is not None:
+        raise ValueError("check_numeric_gradient: aux_states and grad_stype_dict belong to MXNet symbols; "
+                         "close over auxiliary arrays in fn")
+    named = isinstance(location, dict)
+    keys = list(location) if named else list(range(len(location)))
+    values = {k: jnp.asarray(location[k], dtype) for k in keys}
+    wrt = list(grad_nodes) if grad_nodes is not None else keys
+    state = onp.random.RandomState(0)
+    head = None
+
+    def objective(sub: dict) -> jax.Array:
+        args = {**values, **sub}
+        out = fn(**args) if named else fn(*(args[k] for k in keys))
+        return jnp.sum(out.astype(jnp.float64 if jax.config.jax_enable_x64 else jnp.float32) * head)
+
+    out0 = fn(**values) if named else fn(*(values[k] for k in keys))
+    head = jnp.asarray(state.uniform(-1, 1, jnp.shape(out0)), jnp.float32)
+    analytic = jax.grad(objective)({k: values[k] for k in wrt})
+    for k in wrt:
+        base = onp.asarray(values[k], onp.float64)
+        numeric = onp.zeros_like(base)
+        for i in onp.ndindex(base.shape or ()):
+            for sign in (1.0, -1.0):
+                moved = base.copy()
+                moved[i] += sign * numeric_eps / 2
+                numeric[i] += sign * float(objective({k: jnp.asarray(moved, dtype)})) / numeric_eps
+        assert_almost_equal(onp.asarray(analytic[k]), numeric.astype(onp.float32), rtol=rtol,
+                            atol=1e-4 if atol is None else atol,
+                            names=(f"analytic gradient of {k}", f"numeric gradient of {k}"))
+
+
+def assert_exception(f: Callable[..., Any], exception_type: type[BaseException] | tuple, *args: Any,
+                     **kwargs: Any) -> None:
+    """Call ``f(*args, **kwargs)``; an ``AssertionError`` unless it raises ``exception_type``.
+
+    >>> assert_exception(int, ValueError, "x")
+    """
+    try:
+        f(*args, **kwargs)
+    except exception_type:
+        return
+    raise AssertionError(f"{getattr(f, '__name__', f)} did not raise {exception_type}")

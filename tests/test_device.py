@@ -13,7 +13,39 @@ def test_four_cpu_devices():
 
 def test_context_is_jax_device():
     assert isinstance(npx.cpu(1), jax.Device)
-    assert mx.Context is jax.Device
+    assert isinstance(npx.cpu(1), mx.Context) and isinstance(npx.cpu(1), mx.Device)
+    assert not isinstance("cpu", mx.Context)
+
+
+def test_context_constructor_returns_the_jax_device():
+    assert mx.Context("cpu", 2) == npx.cpu(2) and isinstance(mx.Context("cpu", 2), jax.Device)
+    assert mx.Device("cpu") == npx.cpu(0) and mx.Context(npx.cpu(3)) == npx.cpu(3)
+    assert mx.context.current_context() == npx.cpu(0) and mx.context.Context is mx.Context
+    assert mx.device.device_type(mx.Context("cpu", 1)) == "cpu" and mx.device.device_id(npx.cpu(3)) == 3
+    with pytest.raises(ValueError, match="unknown device type; use 'cpu' or 'gpu'"):
+        mx.Context("tpu", 0)
+    with pytest.raises(TypeError, match=r"Context\(device_type=3\)"):
+        mx.Context(3)
+
+
+def test_gpu_context_follows_the_gpu_rule():
+    """mx.Context('gpu', i) is npx.gpu(i): on a machine without GPUs, the same ValueError."""
+    n = npx.num_gpus()
+    if n > 1:
+        assert mx.Context("gpu", 1) == npx.gpu(1)
+    else:
+        with pytest.raises(ValueError, match=rf"gpu\(1\): {n} GPU\(s\) present"):
+            mx.Context("gpu", 1)
+
+
+def test_device_scope_sets_creation_and_initialize():
+    from framework import gluon
+
+    net = gluon.nn.Dense(2, in_units=3)
+    with mx.device_scope(mx.Context("cpu", 3)):
+        assert mx.nd.zeros((2,)).devices() == {npx.cpu(3)}
+        net.initialize()
+    assert net.weight.list_ctx() == [npx.cpu(3)]
 
 
 def test_cpu_out_of_range():
