@@ -78,7 +78,7 @@ def test_unported_report():
     out = port_source(read("unported.in.txt"), "unported.py", report)
     got = {(u.line, u.code) for u in report.unported}
     expected = {
-        (4, "from mxnet import sym"),
+        (4, "from mxnet import rtc"),
         (5, "import mxnet.contrib.onnx as onnx_mxnet"),
         (13, "x.norm()"),
         (14, "x.tostype('default')"),
@@ -93,7 +93,7 @@ def test_unported_report():
     assert got == expected
     fixes = {u.line: u.fix for u in report.unported}
     assert fixes[13] == "np.linalg.norm(x)" and fixes[17] == "net.weight.set_data(new_value)"
-    assert "from mxnet import sym\n" in out and "import mxnet.contrib.onnx as onnx_mxnet\n" in out
+    assert "from mxnet import rtc\n" in out and "import mxnet.contrib.onnx as onnx_mxnet\n" in out
     text = report.format()
     assert "not ported (11): change by hand" in text
     assert ("  unported.py:13: x.norm()\n      why: jax.Array has no norm method\n"

@@ -46,8 +46,7 @@ def _is_mxnet(path: str | None) -> bool:
     return path is not None and (path == "mxnet" or path.startswith("mxnet."))
 
 
-_NO_COUNTERPART = ("framework has no counterpart (symbolic API, kvstore servers, contrib and io are not "
-                   "ported)")
+_NO_COUNTERPART = "framework has no counterpart (kvstore servers, rtc, contrib and io are not ported)"
 
 
 def _target_name(module: str, name: str) -> str:
