@@ -19,7 +19,6 @@ learning rate and the rescale factor are inputs of that call: changing them neve
 
 from __future__ import annotations
 
-import json
 import numbers
 import warnings
 from collections.abc import Mapping
@@ -29,6 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
+from . import _trainer_states
 from .parameter import Parameter, ParameterDict
 
 __all__ = ["Trainer"]
@@ -289,40 +289,12 @@ class Trainer:
     # ------------------------------------------------------------------ states
     def save_states(self, fname: str) -> None:
         """Write the optimizer state (and its counters) in MXNet's .params format: no pickle."""
-        from .. import serialization
-
-        if self._update_fn is None:
-            self._init()
-        dev = self._devices()[0]
-        leaves, _ = jax.tree_util.tree_flatten_with_path(self._states[dev])
-        arrays = {jax.tree_util.keystr(path): onp.asarray(v) for path, v in leaves}
-        meta = {"num_update": self._optimizer.num_update, "learning_rate": self.learning_rate,
-                "optimizer": type(self._optimizer).__name__}
-        arrays["__meta__"] = onp.frombuffer(json.dumps(meta).encode(), dtype=onp.uint8)
-        serialization.save(fname, arrays)
+        _trainer_states.save_states(self, fname)
 
     def load_states(self, fname: str) -> None:
-        """Restore what :meth:`save_states` wrote onto every device."""
-        from .. import serialization
-
-        if self._update_fn is None:
-            self._init()
-        arrays = serialization.load_numpy(fname)
-        meta = json.loads(bytes(arrays.pop("__meta__")).decode())
-        for dev in self._devices():
-            leaves, treedef = jax.tree_util.tree_flatten_with_path(self._states[dev])
-            new = []
-            for path, old in leaves:
-                name = jax.tree_util.keystr(path)
-                if name not in arrays:
-                    raise ValueError(
-                        f"{fname}: optimizer state {name!r} is missing; the file was saved for another "
-                        "optimizer or set of parameters."
-                    )
-                new.append(jax.device_put(jnp.asarray(arrays[name], dtype=jnp.asarray(old).dtype), dev))
-            self._states[dev] = jax.tree_util.tree_unflatten(treedef, new)
-        self._optimizer.num_update = int(meta["num_update"])
-        self._optimizer.set_learning_rate(float(meta["learning_rate"]))
+        """Restore what :meth:`save_states` wrote onto every device (validated first: a bad file raises
+        ``ValueError`` naming it and changes nothing)."""
+        _trainer_states.load_states(self, fname)
 
     def zero_grad(self) -> None:
         ParameterDict(self._params).zero_grad()

@@ -18,7 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 TARGETS = targets()
-SLICE = {"params": 800, "idx": 600, "checkpoint": 300, "npz": 400, "symbol": 150, "recordio": 400}
+SLICE = {"params": 800, "idx": 600, "checkpoint": 300, "npz": 400, "symbol": 150, "recordio": 400,
+         "trainer_states": 200}
 # Formats whose loader is known to fail some cases until its owner lands the fix, with the reason
 # (strict xfail: the marker must go when the fix lands). Empty: every format passes.
 KNOWN_FAILING: dict[str, str] = {

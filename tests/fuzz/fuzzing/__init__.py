@@ -25,6 +25,7 @@ TARGET_MODULES = {
     "npz": "targets_npz",
     "symbol": "targets_symbol",
     "recordio": "targets_recordio",
+    "trainer_states": "targets_trainer_states",
 }
 
 
