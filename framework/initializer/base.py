@@ -11,6 +11,8 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
+from .slot import ArraySlot, takes_array
+
 __all__ = ["InitDesc", "Initializer", "Zero", "One", "Constant", "register", "alias", "create"]
 
 Shape = tuple[int, ...]
@@ -97,10 +99,17 @@ def _float_dtype(dtype: onp.dtype) -> onp.dtype:
 
 
 class Initializer:
-    """Base class: subclasses override ``_init_weight(self, name, shape, dtype, key) -> jax.Array``.
+    """Base class: subclasses override ``_init_weight(self, name, shape, dtype, key) -> jax.Array``, or
+    MXNet's ``_init_weight(self, name, arr)`` filling ``arr[:] = ...`` (see :mod:`.slot`); the same
+    holds for ``_init_bias``, ``_init_gamma``, ``_init_beta`` and ``_init_default``.
 
     Constructor keyword arguments are remembered for :meth:`dumps` (as MXNet does).
     """
+
+    # class defaults: an MXNet subclass may skip super().__init__()
+    _kwargs: dict[str, Any] = {}
+    _verbose = False
+    _print_func: Callable[[Any], str] | None = None
 
     def __init__(self, **kwargs: Any) -> None:
         self._kwargs = kwargs
@@ -137,27 +146,28 @@ class Initializer:
         """
         shape, dtype = self._shape_dtype(shape, dtype)
         if isinstance(name, InitDesc) and name.attrs.get("__init__"):
-            return self._done(name, create(name.attrs["__init__"])._init_weight(name, shape, dtype, key))
+            own = create(name.attrs["__init__"])
+            return self._done(name, own._rule("_init_weight", name, shape, dtype, key))
         if not isinstance(name, str):
             raise TypeError(f"parameter name must be a string, got {name!r}")
         if name.endswith("weight"):
-            out = self._init_weight(name, shape, dtype, key)
+            out = self._rule("_init_weight", name, shape, dtype, key)
         elif name.endswith("bias"):
-            out = self._init_bias(name, shape, dtype, key)
+            out = self._rule("_init_bias", name, shape, dtype, key)
         elif name.endswith("gamma"):
-            out = self._init_gamma(name, shape, dtype, key)
+            out = self._rule("_init_gamma", name, shape, dtype, key)
         elif name.endswith("beta"):
-            out = self._init_beta(name, shape, dtype, key)
+            out = self._rule("_init_beta", name, shape, dtype, key)
         elif name.endswith(("running_mean", "moving_mean", "moving_inv_var", "moving_avg")):
-            out = self._init_zero(name, shape, dtype, key)
+            out = self._rule("_init_zero", name, shape, dtype, key)
         elif name.endswith(("running_var", "moving_var")):
-            out = self._init_one(name, shape, dtype, key)
+            out = self._rule("_init_one", name, shape, dtype, key)
         elif name.endswith("min"):
-            out = self._init_zero(name, shape, dtype, key)
+            out = self._rule("_init_zero", name, shape, dtype, key)
         elif name.endswith("max"):
-            out = self._init_one(name, shape, dtype, key)
+            out = self._rule("_init_one", name, shape, dtype, key)
         else:
-            out = self._init_default(name, shape, dtype, key)
+            out = self._rule("_init_default", name, shape, dtype, key)
         return self._done(name, out)
 
     def init_array(self, shape: Shape, dtype: Any = None, *, key: jax.Array | None = None,
@@ -168,7 +178,7 @@ class Initializer:
         [3.0, 3.0]
         """
         shape, dtype = self._shape_dtype(shape, dtype)
-        return self._done(name, self._init_weight(name, shape, dtype, key))
+        return self._done(name, self._rule("_init_weight", name, shape, dtype, key))
 
     # --- rules (override _init_weight) ------------------------------------------------------
     def _init_weight(self, name: str, shape: Shape, dtype: onp.dtype, key: jax.Array | None) -> jax.Array:
@@ -197,6 +207,25 @@ class Initializer:
             "(in Gluon: give the Parameter its own init=, e.g. init=mx.init.Zero())")
 
     # --- helpers ----------------------------------------------------------------------------
+    def _rule(self, method: str, name: str, shape: Shape, dtype: onp.dtype, key: jax.Array | None):
+        """Run a rule method: this framework's ``(name, shape, dtype, key) -> array`` form, or MXNet's
+        ``(name, arr)`` form, which fills a writable :class:`ArraySlot` that is read back."""
+        fn = getattr(self, method)
+        if not takes_array(fn):
+            return fn(name, shape, dtype, key)
+        slot = ArraySlot(shape, dtype)
+        result = fn(name, slot)
+        if not slot.written:
+            if result is not None and hasattr(result, "shape"):
+                return jnp.broadcast_to(jnp.asarray(result, dtype), shape)
+            raise ValueError(
+                f"{type(self).__name__}.{method}({name!r}, arr) assigned nothing: fill the parameter with "
+                "arr[:] = value (MXNet's form), or return the array from "
+                f"{method}(self, name, shape, dtype, key)"
+            )
+        return slot.value
+
+
     @staticmethod
     def _shape_dtype(shape: Any, dtype: Any) -> tuple[Shape, onp.dtype]:
         if hasattr(shape, "shape") and hasattr(shape, "dtype"):

@@ -3,6 +3,7 @@ LSTMBias, Mixed, Load (re-exported by ``framework.initializer``)."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -228,10 +229,14 @@ class Load(Initializer):
     [1.0, 1.0]
     """
 
-    def __init__(self, param: dict[str, Any], default_init: Initializer | str | None = None,
+    def __init__(self, param: dict[str, Any] | str, default_init: Initializer | str | None = None,
                  verbose: bool = False) -> None:
+        if isinstance(param, (str, os.PathLike)):
+            from .. import serialization
+
+            param = serialization.load(param)
         if not isinstance(param, dict):
-            raise TypeError("Load takes a dict of name -> array (e.g. the result of npx.load(file)), "
+            raise TypeError("Load takes a file name or a dict of name -> array (e.g. npx.load(file)), "
                             f"got {type(param).__name__}")
         super().__init__()
         self.param = {(k[4:] if k.startswith(("arg:", "aux:")) else k): v for k, v in param.items()}

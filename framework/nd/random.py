@@ -43,10 +43,15 @@ def _expand(p: Any, shape: tuple[int, ...]) -> Any:
 def _sampler(fn: Any) -> Any:
     @functools.wraps(fn)
     def wrapper(*args: Any, out: Any = None, **kwargs: Any) -> jax.Array:
-        if out is not None:
-            raise TypeError(f"nd.random.{fn.__name__}(..., out=...): jax arrays are immutable; use the "
-                            "returned array")
-        return fn(*args, **kwargs)
+        if out is None:
+            return fn(*args, **kwargs)
+        if hasattr(out, "written") and hasattr(out, "__setitem__"):  # an initializer's ArraySlot
+            kwargs.setdefault("shape", out.shape)
+            kwargs.setdefault("dtype", out.dtype)
+            out[:] = fn(*args, **kwargs)
+            return out
+        raise TypeError(f"nd.random.{fn.__name__}(..., out=...): jax arrays are immutable; use the "
+                        "returned array")
 
     return wrapper
 

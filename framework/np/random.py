@@ -93,8 +93,20 @@ def _out(x: jax.Array, ctx: Any, device: Any) -> jax.Array:
     return place(x, ctx, device)
 
 
+def _into(out: Any, fn: Any, a: Any, b: Any) -> Any:
+    """``out=``: only a writable holder (an initializer's ``arr``, see framework.initializer.slot) can
+    be filled; a jax.Array is immutable."""
+    if not (hasattr(out, "written") and hasattr(out, "__setitem__")):
+        raise TypeError(f"np.random.{fn.__name__}(..., out=...): jax arrays are immutable; use the "
+                        "returned array")
+    out[:] = fn(a, b, size=out.shape, dtype=out.dtype)
+    return out
+
+
 def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None, dtype: Any = None, ctx: Any = None,
             out: Any = None, *, device: Any = None) -> jax.Array:
+    if out is not None:
+        return _into(out, uniform, low, high)
     shape = _shape(size) if size is not None else jnp.broadcast_shapes(jnp.shape(low), jnp.shape(high))
     u = jax.random.uniform(next_key(), shape, _float(dtype))
     return _out(low + (jnp.asarray(high) - low) * u, ctx, device).astype(_float(dtype))
@@ -102,6 +114,8 @@ def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None, dtype: Any = None
 
 def normal(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, dtype: Any = None, ctx: Any = None,
            out: Any = None, *, device: Any = None) -> jax.Array:
+    if out is not None:
+        return _into(out, normal, loc, scale)
     shape = _shape(size) if size is not None else jnp.broadcast_shapes(jnp.shape(loc), jnp.shape(scale))
     z = jax.random.normal(next_key(), shape, _float(dtype))
     return _out((loc + jnp.asarray(scale) * z).astype(_float(dtype)), ctx, device)
