@@ -22,11 +22,13 @@ from __future__ import annotations
 from .adam import FTML, LAMB, Adam, Adamax, AdamW, Nadam
 from .adaptive import AdaDelta, AdaGrad, Ftrl, RMSProp
 from .base import Optimizer, OptimizerState, create, get_hyperparams, register, set_hyperparams
+from .indexed import IndexedState, Updater, get_updater
 from .sgd import DCASGD, LARS, NAG, SGD, SGLD, Signum, ccSGD
 from .wrap import OptaxOptimizer
 
 __all__ = [
     "Optimizer", "OptimizerState", "OptaxOptimizer", "create", "register", "set_hyperparams",
-    "get_hyperparams", "SGD", "ccSGD", "NAG", "Signum", "LARS", "DCASGD", "SGLD", "Adam", "AdamW",
+    "get_hyperparams", "Updater", "get_updater", "IndexedState", "SGD", "ccSGD", "NAG", "Signum", "LARS",
+    "DCASGD", "SGLD", "Adam", "AdamW",
     "Adamax", "Nadam", "LAMB", "FTML", "AdaGrad", "AdaDelta", "RMSProp", "Ftrl",
 ]

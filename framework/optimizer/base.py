@@ -24,6 +24,8 @@ import jax.numpy as jnp
 import numpy as onp
 import optax
 
+from .indexed import IndexedUpdates
+
 __all__ = ["Optimizer", "OptimizerState", "register", "create", "set_hyperparams", "get_hyperparams"]
 
 _HALF = (jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16))
@@ -165,7 +167,7 @@ def _named_leaves(tree: Any, what: str) -> tuple[list[str], list[Any], Any]:
     return names, [v for _, v in leaves], treedef
 
 
-class Optimizer:
+class Optimizer(IndexedUpdates):
     """Base class of MXNet optimizers (MXNet 1.9.1's constructor and host-side semantics).
 
     Subclasses define ``_init_slots(name, weight) -> tuple`` and
@@ -180,16 +182,22 @@ class Optimizer:
     opt_registry = _registry
 
     def __init__(self, rescale_grad: float = 1.0, param_idx2name: Mapping[int, str] | None = None,
-                 wd: float = 0.0, clip_gradient: float | None = None, learning_rate: float = 0.01,
+                 wd: float = 0.0, clip_gradient: float | None = None, learning_rate: float | None = None,
                  lr_scheduler: Any = None, sym: Any = None, begin_num_update: int = 0,
                  multi_precision: bool = False, param_dict: Mapping[Any, Any] | None = None) -> None:
         if param_idx2name is not None and not isinstance(param_idx2name, Mapping):
             raise TypeError("param_idx2name should be a dict of param indexes to names.")
         self.rescale_grad = rescale_grad
-        self.lr = learning_rate
         self.lr_scheduler = lr_scheduler
-        if lr_scheduler is not None:
-            self.lr_scheduler.base_lr = learning_rate
+        # MXNet 1.9.1: no learning_rate -> the scheduler's base_lr drives it, else 0.01 (SGD's default;
+        # MXNet 2.0 moved it to 0.1). An explicit learning_rate overrides the scheduler's base_lr.
+        if learning_rate is None:
+            learning_rate = 0.01 if lr_scheduler is None else lr_scheduler.base_lr
+        elif lr_scheduler is not None and lr_scheduler.base_lr != learning_rate:
+            warnings.warn(UserWarning("learning rate from ``lr_scheduler`` has been overwritten by "
+                                      "``learning_rate`` in optimizer."), stacklevel=2)
+            lr_scheduler.base_lr = learning_rate
+        self.lr = learning_rate
         self.wd = wd
         self.begin_num_update = int(begin_num_update)
         self.num_update = int(begin_num_update)
