@@ -22,6 +22,7 @@ from .methods import (
     context_of,
     copy_into,
     copyto,
+    device_id,
     device_type,
     item,
     setitem,
@@ -35,7 +36,7 @@ __all__ = [
     "cpu", "cpu_pinned", "gpu", "num_gpus", "current_context", "current_device", "device_scope",
     "random", "save", "load", "savez",
     "asnumpy", "asscalar", "item", "wait_to_read", "copyto", "copy_into", "as_in_context", "context_of",
-    "device_type", "setitem", "NDArray",
+    "device_type", "device_id", "setitem", "NDArray",
     *_ops_all,
 ]
 

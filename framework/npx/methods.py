@@ -25,13 +25,14 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
+from .. import device as _device
 from ..autograd import tape
 from ..autograd.recorded import Recorded
 from ..autograd.variable import Variable
 
 __all__ = [
     "asnumpy", "asscalar", "item", "wait_to_read", "copyto", "copy_into", "as_in_context", "context_of",
-    "device_type", "setitem", "NDArray",
+    "device_type", "device_id", "setitem", "NDArray",
 ]
 
 
@@ -182,7 +183,14 @@ def device_type(ctx: Any) -> str:
     """
     if not _is_device(ctx):
         raise TypeError(f"device_type: {ctx!r} is not a device.")
-    return "gpu" if ctx.platform in ("gpu", "cuda", "rocm") else ctx.platform
+    return _device.device_type(ctx)
+
+
+def device_id(ctx: Any) -> int:
+    """``ctx.device_id``: the index among the local devices of its kind (``npx.cpu(2)`` -> 2)."""
+    if not _is_device(ctx):
+        raise TypeError(f"device_id: {ctx!r} is not a device.")
+    return _device.device_id(ctx)
 
 
 def setitem(x: Any, index: Any, value: Any) -> Any:

@@ -73,8 +73,11 @@ def test_as_in_context_and_context_of():
         npx.context_of(sharded)
 
 
-def test_device_type():
+def test_device_type_and_id():
     assert npx.device_type(npx.cpu(0)) == "cpu"
+    assert npx.device_id(npx.cpu(2)) == 2
+    with pytest.raises(TypeError, match="'cpu:1' is not a device"):
+        npx.device_id("cpu:1")
     with pytest.raises(TypeError, match="'cpu' is not a device"):
         npx.device_type("cpu")
 

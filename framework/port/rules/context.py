@@ -1,9 +1,10 @@
 """Array devices: ``x.context`` / ``x.ctx`` -> ``npx.context_of(x)``, ``ctx.device_type`` ->
-``npx.device_type(ctx)`` (a context is a ``jax.Device``, which has neither attribute).
+``npx.device_type(ctx)``, ``ctx.device_id`` -> ``npx.device_id(ctx)`` (a context is a ``jax.Device``,
+which has none of these attributes).
 
 Left alone: attributes of modules (``mx.context``), of ``self``/``cls`` and argparse-like objects
 (``args.ctx``), of names holding devices, containers or other libraries' values, and attributes the code
-assigns to. ``ctx.device_id`` is reported (``jax.Device.id`` is the global index)."""
+assigns to."""
 
 from __future__ import annotations
 
@@ -42,11 +43,7 @@ class ContextRule(Rule):
             self.count("context")
             return self.call("npx", "context_of", updated.value).with_changes(lpar=updated.lpar,
                                                                              rpar=updated.rpar)
-        if attr == "device_type" and self._receiver_ok(original, device=True):
+        if attr in ("device_type", "device_id") and self._receiver_ok(original, device=True):
             self.count("context")
-            return self.call("npx", "device_type", updated.value).with_changes(lpar=updated.lpar,
-                                                                              rpar=updated.rpar)
-        if attr == "device_id" and self._receiver_ok(original, device=True):
-            self.unported(original, "a context is a jax.Device, which has no device_id",
-                          "use ctx.id (JAX's global device index; equal to MXNet's id on one host)")
+            return self.call("npx", attr, updated.value).with_changes(lpar=updated.lpar, rpar=updated.rpar)
         return updated
