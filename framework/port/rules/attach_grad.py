@@ -2,7 +2,8 @@
 name, attribute or subscript (``self.w``, ``params[0]``), with ``grad_req=`` passed on.
 
 Loops: ``for p in params: p.attach_grad()`` must leave ``params`` holding Variables. A loop whose body is
-only that becomes ``params = [autograd.attach_grad(p) for p in params]``; a loop doing more becomes an
+only that becomes ``params[:] = [autograd.attach_grad(p) for p in params]`` (the caller's list changes,
+as MXNet's arrays did); a loop over a literal list of names rebinds the names; a loop doing more becomes an
 index loop (``for _i, p in enumerate(params): p = params[_i] = autograd.attach_grad(p)``). When
 ``params`` was built in the same block from a list of names (``params = [W1, b1]``), the names are
 rebound too (``W1, b1 = params``), because MXNet's in-place attach made them all the same arrays.
@@ -117,7 +118,9 @@ class AttachGradRule(Rule):
                 out.append(_line(cst.Assign(targets=[cst.AssignTarget(target)], value=comp)))
                 aliases = None
             else:
-                out.append(_line(cst.Assign(targets=[cst.AssignTarget(seq)], value=comp)))
+                everything = [cst.SubscriptElement(cst.Slice(lower=None, upper=None))]
+                whole = cst.Subscript(value=seq, slice=everything)
+                out.append(_line(cst.Assign(targets=[cst.AssignTarget(whole)], value=comp)))
         else:
             index = cst.Name("_i")
             body = []

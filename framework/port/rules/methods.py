@@ -51,6 +51,9 @@ class MethodsRule(Rule):
             target = call.args[0].value
             if not self._is_device(target) and assignable(target):
                 self._statement_copies.add(id(call))
+            elif not self._is_device(target):
+                self.unported(node, "a copy into the array a call returns is lost (jax arrays are immutable)",
+                              "assign the copy where it belongs, e.g. param.set_data(x) for a Parameter")
 
     def leave_Expr(self, original: cst.Expr, updated: cst.Expr) -> cst.BaseSmallStatement:
         if id(original.value) not in self._statement_copies:

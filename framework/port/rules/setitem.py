@@ -3,7 +3,8 @@
 in place and returns it, and returns the updated copy of an immutable ``jax.Array``, so the rewrite is
 right whatever ``x`` holds; it is applied where ``x`` looks like an array: the index has a slice, an
 ``...``, ``None`` or several axes (``x[:]``, ``x[1, 2]``), or ``x`` is a name the module makes with
-``nd``/``np``/``npx`` or uses as an array. Plain ``d[key] = v`` on anything else is left alone.
+``nd``/``np``/``npx`` or uses as an array. Plain ``d[key] = v`` on anything else, and ``seq[:] = [...]``
+(a list), are left alone.
 Assignments into a call's result (``p.data()[:] = v``) are reported with the fix."""
 
 from __future__ import annotations
@@ -76,6 +77,8 @@ class SetitemRule(Rule):
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.BaseSmallStatement:
         if len(original.targets) != 1 or not isinstance(original.targets[0].target, cst.Subscript):
             return updated
+        if isinstance(original.value, (cst.List, cst.ListComp)):
+            return updated  # `seq[:] = [...]`: a Python list operation
         if not self._wanted(original.targets[0].target):
             return updated
         out = self._rewrite(updated.targets[0].target, updated.value, updated.semicolon)  # type: ignore[arg-type]

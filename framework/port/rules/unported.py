@@ -39,7 +39,10 @@ _METHODS: dict[str, tuple[str, str]] = {
     "asnd": ("no legacy array type here", "drop the call"),
 }
 # names no other common library uses for a method: reported whatever the receiver
-_UNIQUE = {"tostype", "broadcast_like", "slice_axis", "wait_to_write", "asnd"}
+_UNIQUE = {"tostype", "broadcast_like", "slice_axis", "wait_to_write", "asnd", "norm", "topk", "zeros_like",
+           "ones_like", "expand_dims", "broadcast_to", "one_hot"}
+# calls whose result is an array
+_ARRAY_METHODS = {"as_in_context", "as_in_ctx", "copyto", "astype", "reshape", "sum", "mean", "max", "min"}
 _LEGACY_FLATTEN = ("mx.nd's flatten keeps the first axis ((N, -1)); jax.Array.flatten() makes a 1-d array",
                    "{x}.reshape({x}.shape[0], -1)")
 
@@ -56,12 +59,15 @@ class UnportedScan(Rule):
         if not isinstance(func, cst.Attribute) or self.is_module_ref(func.value):
             return
         root = root_name(func.value)
-        if root in self.info.foreign or root in self.info.containers:
-            return
+        if root in self.info.foreign or root in self.info.containers or root == "F":
+            return  # F: the operator namespace of a 1.x hybrid_forward
         name = func.attr.value
         x = self.ctx.module.code_for_node(func.value)
+        receiver = func.value
         known_array = root in self.info.arrays or (self.info.is_mx_module(root) and not isinstance(
-            func.value, (cst.Name, cst.Attribute)))
+            receiver, (cst.Name, cst.Attribute))) or (
+            isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute)
+            and receiver.func.attr.value in _ARRAY_METHODS and root not in self.info.aliases)
         if name in _METHODS and (known_array or name in _UNIQUE):
             why, fix = _METHODS[name]
             self.unported(node, why, fix.format(x=x))
