@@ -89,11 +89,12 @@ def die_with_parent(parent: int) -> None:
 
 
 def _drain(tasks: Connection, inbox: queue.SimpleQueue) -> None:
-    """Read tasks as they come, so the main process never blocks writing to this worker. End-of-file
-    means the parent closed the pool or died: end the process now, even if a batch is being made."""
+    """Read the payload (raw bytes), then tasks as they come, so the main process never blocks writing to
+    this worker. End-of-file means the parent closed the pool or died: end the process now, even while
+    the dataset is being loaded or a batch is being made."""
     try:
-        while True:
-            inbox.put(tasks.recv())
+        while True:  # raw bytes: unpickling (which may import) is the main thread's
+            inbox.put(tasks.recv_bytes())
     except (EOFError, OSError):
         pass
     os._exit(0)
@@ -105,8 +106,10 @@ def main(task_fd: int, result_fd: int, lazy: bool = True, parent: int | None = N
         die_with_parent(parent)
     tasks = Connection(task_fd, writable=False)
     results = Connection(result_fd, readable=False)
+    inbox: queue.SimpleQueue = queue.SimpleQueue()
+    threading.Thread(target=_drain, args=(tasks, inbox), daemon=True).start()  # first: it is the watchdog
     try:
-        payload = tasks.recv_bytes()
+        payload = inbox.get()
         if lazy:
             _install_lazy_packages()
         from framework.gluon.data._batching import make_batch
@@ -120,13 +123,11 @@ def main(task_fd: int, result_fd: int, lazy: bool = True, parent: int | None = N
         except OSError:
             pass
         return 1
-    inbox: queue.SimpleQueue = queue.SimpleQueue()
-    threading.Thread(target=_drain, args=(tasks, inbox), daemon=True).start()
     while True:
         task = inbox.get()
         if task is None:
             return 0
-        ticket, batch, indices, seed = task
+        ticket, batch, indices, seed = pickle.loads(task)
         try:
             message = ("ok", ticket, make_batch(dataset, indices, batchify_fn, seed, batch))
         except BaseException as err:  # noqa: BLE001 -- sent back with its traceback

@@ -230,16 +230,17 @@ sys.path[:0] = [{root!r}, {helpers!r}]
 import numpy as onp
 import data_worker_helpers as helpers
 from framework.gluon import data
-loader = data.DataLoader(data.ArrayDataset(onp.zeros(8), onp.arange(8)).transform(helpers.SleepAt(1, 600)),
+loader = data.DataLoader(data.ArrayDataset(onp.zeros(8), onp.arange(8)).transform(helpers.SleepAt(3, 600)),
                          2, num_workers=2, timeout=600)
 if sys.argv[1] == "thread":  # started from another thread: no parent-death signal, the pipe watchdog acts
     t = threading.Thread(target=loader._pool)
     t.start()
     t.join()
-it = iter(loader)  # worker 0 is now asleep in sample 1 and will not read its pipe for 600 s
+it = iter(loader)
+next(it)  # batch 0 came from worker 0: the workers run; worker 1 is asleep in sample 3 (batch 1) for 600 s
 print(*loader._worker_pool.pids, flush=True)
 import time
-time.sleep(1.0)
+time.sleep(0.5)
 os.kill(os.getpid(), 9)
 """
 
@@ -249,14 +250,17 @@ def test_busy_workers_die_with_their_killed_parent(tmp_path, started_from):
     script = tmp_path / "orphan.py"
     script.write_text(_ORPHAN.format(root=os.fspath(ROOT), helpers=os.fspath(Path(helpers.__file__).parent)))
     proc = subprocess.Popen([sys.executable, os.fspath(script), started_from], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == -signal.SIGKILL, err
-    pids = [int(p) for p in out.split()]
-    assert len(pids) == 2, err
+                            stderr=subprocess.DEVNULL, text=True)
+    pids: list[int] = []
     try:
+        pids = [int(p) for p in proc.stdout.readline().split()]  # not communicate(): orphans hold the pipe
+        assert len(pids) == 2
+        assert proc.wait(timeout=120) == -signal.SIGKILL
         assert _wait_gone(pids, 5) == [], "workers outlived their parent's SIGKILL"
     finally:
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
         for p in pids:
             if _alive(p):
                 os.kill(p, signal.SIGKILL)
