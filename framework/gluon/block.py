@@ -317,6 +317,8 @@ class Block:
         fn = cache.get((training, return_state))
         if fn is None:
             def call(params, key_parts, *args):  # key_parts: (base key, count), see np.random
+                # at trace time only: the input signature export() traces with (MXNet exports the last one)
+                self.__dict__["_traced_inputs"] = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in args]
                 key = jax.random.fold_in(*key_parts)
                 return self.functional_call(params, *args, training=training, key=key,
                                             return_state=return_state)
@@ -420,11 +422,14 @@ class HybridBlock(Block):
             return random.next_key()
         return bound.block_key(self)
 
-    def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True) -> str:
-        """Save the parameters as MXNet's ``export`` does (``arg:``/``aux:`` names), ``path-%04d.params``."""
-        from .persist import export
+    def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True, *,
+               inputs: Any = None) -> tuple[str, str]:
+        """Write ``path-symbol.json`` (the traced program as MXNet operators) and ``path-%04d.params``
+        (``arg:``/``aux:`` names) that MXNet's ``SymbolBlock.imports`` loads; returns both file names.
+        The input shapes are those of the last compiled call (hybridize and run once), or ``inputs``."""
+        from ..symbol._export import export_block
 
-        return export(self, path, epoch)
+        return export_block(self, path, epoch, remove_amp_cast, inputs=inputs)
 
     def optimize_for(self, x: Any, *args: Any, backend: Any = None, **kwargs: Any) -> None:
         self.hybridize(True)

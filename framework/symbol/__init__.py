@@ -14,10 +14,11 @@ from __future__ import annotations
 from ._attrs import AttrError
 from ._graph import Graph, Node, SymbolFileError, parse_graph, read_graph
 from ._interp import Program, UnknownOperatorError
+from ._lower import ExportError
 from ._ops import supported_ops
 from ._symbol import Symbol, Variable, load, load_json, var
 
 __all__ = [
     "Symbol", "load", "load_json", "var", "Variable", "Graph", "Node", "Program", "parse_graph",
-    "read_graph", "supported_ops", "SymbolFileError", "UnknownOperatorError", "AttrError",
+    "read_graph", "supported_ops", "SymbolFileError", "UnknownOperatorError", "AttrError", "ExportError",
 ]

@@ -196,10 +196,34 @@ def check_ours(prefix, out, input_names=("data",), inputs_npz=None):
     np.savez(out, **{f"y{i}": y.asnumpy() for i, y in enumerate(ys)})
 
 
+def ours():
+    """Run the networks this framework exported (tools/mxnet_reference/export_ours.py) in MXNet, with
+    the weights redrawn from the seed: ``ours_<name>_mx.npz`` holds MXNet's output."""
+    import tempfile
+
+    for name, seed in (("ours_lenet", 22), ("ours_resnet18", 11)):
+        d = np.load(os.path.join(OUT, name + ".npz"))
+        names = [str(n) for n in d["names"]]
+        shapes = json.loads(str(d["shapes"]))
+        values = seeded_params([(n.split(":", 1)[1], s) for n, s in zip(names, shapes, strict=True)], seed)
+        arrays = {n: nd.array(values[n.split(":", 1)[1]]) for n in names}
+        arrays.update({k[len("const:"):]: nd.array(d[k]) for k in d.files if k.startswith("const:")})
+        with tempfile.TemporaryDirectory() as tmp:
+            params = os.path.join(tmp, "p.params")
+            nd.save(params, arrays)
+            block = gluon.SymbolBlock.imports(os.path.join(OUT, name + "-symbol.json"), ["data"], params)
+            y = block(nd.array(d["x"]))
+        np.savez(os.path.join(OUT, name + "_mx.npz"), y=y.asnumpy())
+        print(name, "max |mxnet - ours|", float(np.abs(y.asnumpy() - d["y"]).max()))
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--check-ours":
         prefix, out, inputs_npz, *names = sys.argv[2:]
         check_ours(prefix, out, tuple(names) or ("data",), inputs_npz)
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--ours":
+        ours()
         return
     os.makedirs(OUT, exist_ok=True)
     mx.random.seed(0)

@@ -1,0 +1,55 @@
+"""Networks exported by THIS framework, for MXNet 1.9.1 to run (run with the project's venv, from the
+repository root: ``python tools/mxnet_reference/export_ours.py``; then
+``/tmp/mx/bin/python tools/mxnet_reference/gen_symbol.py --ours``).
+
+Writes ``tests/reference/symbol/<name>-symbol.json`` (our export) and ``<name>.npz`` (the input, the
+parameter names/shapes of the export, its small constants, and OUR output). The weights are not
+committed: both sides redraw them with ``seeded_params`` (tests/symbol/conftest.py).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as onp
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+OUT = ROOT / "tests" / "reference" / "symbol"
+NAMES = ("ours_lenet", "ours_resnet18")
+
+
+def _helpers():
+    spec = importlib.util.spec_from_file_location("symbol_test_helpers", ROOT / "tests/symbol/conftest.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def main() -> None:
+    from framework import serialization
+
+    helpers = _helpers()
+    for name in NAMES:
+        net, x = helpers.build_ours(name)
+        y = onp.asarray(net(x))
+        with tempfile.TemporaryDirectory() as d:
+            sym, params = net.export(os.path.join(d, name))
+            saved = serialization.load_numpy(params)
+            (OUT / f"{name}-symbol.json").write_text(Path(sym).read_text())
+        bare = {k.split(":", 1)[1]: k for k in saved}
+        # the order seeded_params drew them in (sorted structural names), under their export names
+        names = [bare[n.replace(".", "_")] for n in sorted(net.collect_params())]
+        consts = {f"const:{k}": v for k, v in saved.items() if k.split(":", 1)[1].startswith("_const")}
+        onp.savez(OUT / f"{name}.npz", x=onp.asarray(x), y=y, names=onp.array(names),
+                  shapes=onp.array(json.dumps([list(saved[n].shape) for n in names])), **consts)
+        print(f"{name}: {len(names)} parameters, {len(consts)} constants")
+
+
+if __name__ == "__main__":
+    main()
