@@ -149,16 +149,21 @@ def read_npy(buf: onp.ndarray, source: str) -> list[onp.ndarray]:
     return [arr]
 
 
-def _members(archive: zipfile.ZipFile, source: str) -> Iterator[zipfile.ZipInfo]:
+def _where(info: zipfile.ZipInfo, size: int) -> int:
+    """The member's offset in the file, or 0 where a corrupted directory puts it outside the file."""
+    return info.header_offset if 0 <= info.header_offset < size else 0
+
+
+def _members(archive: zipfile.ZipFile, source: str, size: int) -> Iterator[zipfile.ZipInfo]:
     seen = set()
     for info in archive.infolist():
         if info.is_dir():
             continue
         if not info.filename.endswith(".npy"):
-            raise ParamsFormatError(source, info.header_offset, f"archive member {info.filename!r} is not a "
+            raise ParamsFormatError(source, _where(info, size), f"archive member {info.filename!r} is not a "
                                     ".npy file; an .npz archive holds only <name>.npy members")
         if info.filename in seen:
-            raise ParamsFormatError(source, info.header_offset, f"archive member {info.filename!r} appears "
+            raise ParamsFormatError(source, _where(info, size), f"archive member {info.filename!r} appears "
                                     "twice; the file is corrupted")
         seen.add(info.filename)
         yield info
@@ -167,21 +172,22 @@ def _members(archive: zipfile.ZipFile, source: str) -> Iterator[zipfile.ZipInfo]
 def read_npz(buf: onp.ndarray, source: str, max_bytes: int) -> tuple[list[onp.ndarray], list[str]]:
     """The arrays of an ``.npz`` archive and their names (member names without ``.npy``), in order."""
     budget = [max_bytes]
+    size = len(buf)
     arrays, names = [], []
     try:
         with zipfile.ZipFile(io.BytesIO(buf.tobytes())) as archive:
-            for info in _members(archive, source):
+            for info in _members(archive, source, size):
                 what = f"archive member {info.filename!r}"
                 if info.compress_type != zipfile.ZIP_STORED and info.file_size > budget[0]:
-                    raise ParamsFormatError(source, info.header_offset, f"{what} is compressed and declares "
+                    raise ParamsFormatError(source, _where(info, size), f"{what} is compressed and declares "
                                             f"{info.file_size} bytes, more than the {budget[0]} bytes left "
                                             "of max_bytes (a guard against decompression bombs)")
                 with archive.open(info) as member:
                     stored = info.compress_type == zipfile.ZIP_STORED
-                    arr = _array_from(member, source, info.header_offset, what, info.file_size,
+                    arr = _array_from(member, source, _where(info, size), what, info.file_size,
                                       None if stored else budget)
                     if member.read(1):
-                        raise ParamsFormatError(source, info.header_offset, f"{what} holds bytes after its "
+                        raise ParamsFormatError(source, _where(info, size), f"{what} holds bytes after its "
                                                 "array; the file is corrupted")
                 arrays.append(arr)
                 names.append(info.filename[: -len(".npy")])

@@ -59,6 +59,21 @@ def test_cases_hypothesis_picks_load_or_raise_the_documented_error(name, index, 
     assert not _run(name, [index], path)
 
 
+# Cases the long run found failing once (format, seed, index), kept as regressions.
+REGRESSIONS = [
+    ("npz", 0, 1258),  # a corrupted zip directory gave a negative member offset in the error
+    ("npz", 0, 3408),
+]
+
+
+@pytest.mark.parametrize("name, seed, index", REGRESSIONS)
+def test_cases_the_long_run_found(name, seed, index, tmp_path):
+    target = TARGETS[name]
+    case = engine.make_case(target, seed, index)
+    out = engine.run_case(target, case, str(tmp_path / "case") + target.suffix)
+    assert not out.failed, (out.kind, out.message)
+
+
 def test_every_valid_file_loads_exactly():
     for name, target in TARGETS.items():
         rng = random.Random(f"valid:{name}")
