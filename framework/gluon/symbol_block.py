@@ -95,7 +95,8 @@ class SymbolBlock(HybridBlock):
     def __init__(self, outputs: Any, inputs: Any, params: Any = None) -> None:
         super().__init__()
         graph = _graph_of(outputs)
-        program = Program(graph, _names(inputs), source="SymbolBlock")
+        source = outputs.source if isinstance(outputs, Symbol) else "SymbolBlock"
+        program = Program(graph, _names(inputs), source=source)
         object.__setattr__(self, "_program", program)
         object.__setattr__(self, "_stochastic", any(
             graph.nodes[n].op in _STOCHASTIC for n in program.order))

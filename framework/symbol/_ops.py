@@ -267,7 +267,24 @@ def _filled(c, xs, a):
         value = 0.0 if "zeros" in a.op else 1.0
     if any(s == 0 or s is None for s in shape) and value == 0.0:
         return LazyZeros(tuple(shape), dtype)
+    check_size(a, shape)
     return jnp.full(shape, value, dtype)
+
+
+MAX_ELEMENTS = 1 << 30  # an array a graph attribute asks for: a file's attribute, not its data, sizes it
+
+
+def check_size(a: Attrs, shape) -> None:
+    """Refuse shapes from attributes that are negative or larger than MAX_ELEMENTS elements."""
+    total = 1
+    for s in shape:
+        if s is None or s < 0:
+            raise ValueError(f"symbol node {a.node!r} (op {a.op!r}): shape {tuple(shape)} has a negative or "
+                             "unknown size")
+        total *= s
+    if total > MAX_ELEMENTS:
+        raise ValueError(f"symbol node {a.node!r} (op {a.op!r}): shape {tuple(shape)} asks for {total} "
+                         f"elements, above the {MAX_ELEMENTS} allowed for an attribute-sized array")
 
 
 from . import _ops_math  # noqa: E402,F401  (registers the element-wise, reduction and shape operators)

@@ -14,7 +14,7 @@ from jax import lax
 
 from ..npx import shape as _shape
 from ..npx import special as _special
-from ._ops import register
+from ._ops import check_size, register
 
 # ---------------------------------------------------------------- element-wise unary
 _UNARY = {
@@ -202,12 +202,24 @@ register("SwapAxis", "swapaxes", "_npi_swapaxes", "_np_swapaxes")(
 register("Concat", "concat", "_npi_concatenate", "_np_concatenate")(
     lambda c, xs, a: jnp.concatenate(xs, axis=a.int("dim", a.int("axis", 1))))
 register("stack", "_npi_stack")(lambda c, xs, a: jnp.stack(xs, axis=a.int("axis", 0)))
-register("tile", "_npi_tile", "_np_tile")(lambda c, xs, a: jnp.tile(xs[0], a.shape("reps")))
 register("repeat", "_npi_repeat", "_np_repeat")(
     lambda c, xs, a: jnp.repeat(xs[0], a.int("repeats"), axis=a.int("axis", None)))
-register("broadcast_to", "_npi_broadcast_to", "_np_broadcast_to")(
-    lambda c, xs, a: jnp.broadcast_to(xs[0], tuple(d if s == 0 else s for s, d in
-                                                   zip(a.shape("shape"), xs[0].shape, strict=False))))
+
+
+@register("broadcast_to", "_npi_broadcast_to", "_np_broadcast_to")
+def _broadcast_to(c, xs, a):
+    shape = a.shape("shape")
+    lead = len(shape) - xs[0].ndim
+    shape = tuple(xs[0].shape[i - lead] if s == 0 and i >= lead else s for i, s in enumerate(shape))
+    check_size(a, shape)
+    return jnp.broadcast_to(xs[0], shape)
+
+
+@register("tile", "_npi_tile", "_np_tile")
+def _tile(c, xs, a):
+    reps = a.shape("reps")
+    check_size(a, tuple(xs[0].shape) + tuple(reps))
+    return jnp.tile(xs[0], reps)
 register("broadcast_like")(lambda c, xs, a: jnp.broadcast_to(xs[0], xs[1].shape))
 register("where", "_npi_where")(lambda c, xs, a: jnp.where(xs[0] != 0, xs[1], xs[2]))
 

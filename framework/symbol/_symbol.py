@@ -18,8 +18,9 @@ __all__ = ["Symbol", "load", "load_json", "var", "Variable"]
 class Symbol:
     """A graph plus the entries it outputs (MXNet's ``Symbol`` as far as loading goes)."""
 
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Graph, source: str = "symbol") -> None:
         self.graph = graph
+        self.source = source  # the file it came from, named in errors
 
     @property
     def name(self) -> str:
@@ -41,7 +42,7 @@ class Symbol:
     def list_auxiliary_states(self) -> list[str]:
         from ._interp import Program
 
-        return Program(self.graph, []).aux_names
+        return Program(self.graph, [], source=self.source).aux_names
 
     def list_arguments(self) -> list[str]:
         aux = set(self.list_auxiliary_states())
@@ -59,7 +60,8 @@ class Symbol:
         heads = self.graph.heads
         if not -len(heads) <= index < len(heads):
             raise IndexError(f"Symbol has {len(heads)} output(s); index {index} is out of range")
-        return Symbol(Graph(self.graph.nodes, [heads[index]], self.graph.arg_nodes, self.graph.attrs))
+        return Symbol(Graph(self.graph.nodes, [heads[index]], self.graph.arg_nodes, self.graph.attrs),
+                      self.source)
 
     def tojson(self) -> str:
         return self.graph.to_json()
@@ -74,7 +76,7 @@ class Symbol:
 
 def load(fname: str | os.PathLike) -> Symbol:
     """Read a ``-symbol.json`` file (MXNet's ``mx.sym.load``)."""
-    return Symbol(read_graph(fname))
+    return Symbol(read_graph(fname), os.fspath(fname))
 
 
 def load_json(json_str: str) -> Symbol:

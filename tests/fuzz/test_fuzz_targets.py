@@ -22,10 +22,7 @@ SLICE = {"params": 800, "idx": 600, "checkpoint": 300, "npz": 400, "symbol": 150
          "trainer_states": 200}
 # Formats whose loader is known to fail some cases until its owner lands the fix, with the reason
 # (strict xfail: the marker must go when the fix lands). Empty: every format passes.
-KNOWN_FAILING: dict[str, str] = {
-    "symbol": "Symbol.list_arguments() of a loaded file raises UnknownOperatorError/SymbolFileError naming "
-              "'symbol', not the file (framework/symbol/_symbol.py; reported to helper 'files')",
-}
+KNOWN_FAILING: dict[str, str] = {}
 
 
 def _mark(name: str):

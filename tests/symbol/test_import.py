@@ -141,3 +141,14 @@ def test_param_file_mismatch_errors(tmp_path):
 def test_malformed_graphs_are_rejected_with_the_place(text, match):
     with pytest.raises(symbol.SymbolFileError, match=match):
         symbol.Program(symbol.parse_graph(text), [])
+
+
+def test_attribute_sized_arrays_are_bounded():
+    doc = {"nodes": [{"op": "null", "name": "data", "inputs": []},
+                     {"op": "_full", "name": "big", "attrs": {"shape": "(2147483648, 2)", "value": "1"},
+                      "inputs": []},
+                     {"op": "broadcast_add", "name": "out", "inputs": [[0, 0, 0], [1, 0, 0]]}],
+           "heads": [[2, 0, 0]]}
+    net = gluon.SymbolBlock(symbol.load_json(json.dumps(doc)), symbol.var("data"))
+    with pytest.raises(ValueError, match=r"'big' \(op '_full'\): shape \(2147483648, 2\) asks for "):
+        net(jnp.ones((1, 2)))
