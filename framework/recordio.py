@@ -40,7 +40,9 @@ _MAGIC = 0xCED7230A
 _MAGIC_BYTES = struct.pack("<I", _MAGIC)
 _MAX_LEN = (1 << 29) - 1
 _IR_FORMAT = "<IfQQ"
-_IR_SIZE = struct.calcsize(_IR_FORMAT)
+_IR = struct.Struct(_IR_FORMAT)
+_IR_SIZE = _IR.size
+_HEAD = struct.Struct("<II")
 
 IRHeader = namedtuple("HEADER", ["flag", "label", "id", "id2"])
 IRHeader.__doc__ = """A record's image header: ``flag`` (number of labels when > 0), ``label`` (a float, or
@@ -152,14 +154,14 @@ class MXRecordIO:
         f = self._handle()
         parts: list[bytes] = []
         expect_more = False
+        at = f.tell()
         while True:
-            at = f.tell()
             head = f.read(8)
             if not head and not expect_more:
                 return None
             if len(head) < 8:
                 raise self._fail(at, f"torn header ({len(head)} of 8 bytes before the end of the file)")
-            magic, lrec = struct.unpack("<II", head)
+            magic, lrec = _HEAD.unpack(head)
             if magic != _MAGIC:
                 raise self._fail(at, f"bad magic number 0x{magic:08x} (expected 0x{_MAGIC:08x}): not a "
                                      "RecordIO file, or an offset that is not a record's start")
@@ -173,12 +175,13 @@ class MXRecordIO:
                                      "of a multi-part record was expected")
             if not expect_more and cflag not in (0, 1):
                 raise self._fail(at, f"continuation flag {cflag} at the start of a record (expected 0 or 1)")
-            data = f.read(padded)[:length]
-            parts.append(data)
+            data = f.read(padded)
+            parts.append(data if padded == length else data[:length])
+            at += 8 + padded
             if cflag in (0, 3):
                 break
             expect_more = True
-        return _MAGIC_BYTES.join(parts)
+        return parts[0] if len(parts) == 1 else _MAGIC_BYTES.join(parts)
 
     def __iter__(self):
         while True:
@@ -282,7 +285,7 @@ def unpack(s: bytes) -> tuple[IRHeader, bytes]:
     """Split a record into its :class:`IRHeader` and payload (``flag > 0``: ``label`` is an array)."""
     if len(s) < _IR_SIZE:
         raise RecordIOError(f"unpack: a record with an IRHeader has at least {_IR_SIZE} bytes, got {len(s)}")
-    flag, label, id_, id2 = struct.unpack(_IR_FORMAT, s[:_IR_SIZE])
+    flag, label, id_, id2 = _IR.unpack_from(s)
     s = s[_IR_SIZE:]
     if flag > 0:
         if flag * 4 > len(s):
