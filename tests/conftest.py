@@ -61,4 +61,14 @@ def _seeded():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _restore_global_state():
+    """JAX flags, jax.monitoring listeners, the framework's thread-local state and os.environ come back
+    after each test (tests/hygiene.py)."""
+    from hygiene import restored_global_state
+
+    with restored_global_state():
+        yield
+
+
 os.environ.setdefault("TQDM_DISABLE", "1")
