@@ -15,10 +15,12 @@ from .parameter import Constant, DeferredInitializationError, Parameter, Paramet
 
 __all__ = [
     "Block", "HybridBlock", "SymbolBlock", "Parameter", "ParameterDict", "Constant",
-    "DeferredInitializationError", "nn", "loss", "data", "utils", "metric", "Trainer",
+    "DeferredInitializationError", "nn", "loss", "data", "utils", "metric", "Trainer", "rnn", "model_zoo",
 ]
 
-_LAZY = {"loss": ".loss", "data": ".data", "utils": ".utils", "metric": ".metric", "model_zoo": ".model_zoo"}
+# Submodules imported on first use (only modules that exist: a test imports each).
+_LAZY = {"loss": ".loss", "data": ".data", "utils": ".utils", "metric": ".metric", "model_zoo": ".model_zoo",
+         "rnn": ".rnn"}
 
 
 def __getattr__(name: str):
@@ -27,7 +29,12 @@ def __getattr__(name: str):
 
         return Trainer
     if name in _LAZY:
-        module = importlib.import_module(_LAZY[name], __name__)
+        try:
+            module = importlib.import_module(_LAZY[name], __name__)
+        except ModuleNotFoundError as e:  # hasattr() must see False, not an import error
+            if e.name != __name__ + _LAZY[name]:
+                raise
+            raise AttributeError(f"module 'framework.gluon' has no attribute {name!r} ({e})") from e
         globals()[name] = module
         return module
     raise AttributeError(f"module 'framework.gluon' has no attribute {name!r}")

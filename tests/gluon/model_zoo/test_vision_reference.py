@@ -1,0 +1,133 @@
+"""gluon.model_zoo.vision against real MXNet 1.9.1 (tests/reference/zoo, made by
+tools/mxnet_reference/gen_zoo.py).
+
+- Every model's parameter names and declared shapes equal MXNet's (names.json.gz).
+- One member per family, with the seeded weights MXNet used (written to a .params file and loaded by
+  name), gives MXNet's inference output and, in one training-mode forward+backward of ``sum(out * R)``
+  with Dropout off, MXNet's output, input gradient, parameter gradients and BatchNorm statistics.
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import json
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as onp
+import pytest
+
+from framework import serialization
+from framework.gluon import nn
+from framework.gluon.model_zoo import vision
+
+ROOT = Path(__file__).resolve().parents[3]
+REF = ROOT / "tests" / "reference" / "zoo"
+_spec = importlib.util.spec_from_file_location(
+    "zoo_weights", ROOT / "tools" / "mxnet_reference" / "zoo_weights.py"
+)
+zoo_weights = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(zoo_weights)
+
+with gzip.open(REF / "names.json.gz", "rt") as _f:
+    DECLARED = json.load(_f)["models"]
+
+CASES = {
+    "resnet18_v1": (4, 3, 64, 64),
+    "resnet18_v2": (4, 3, 64, 64),
+    "resnet50_v1": (4, 3, 64, 64),
+    "vgg11_bn": (4, 3, 64, 64),
+    "alexnet": (2, 3, 64, 64),
+    "squeezenet1.1": (2, 3, 224, 224),
+    "densenet121": (1, 3, 224, 224),
+    "inceptionv3": (1, 3, 299, 299),
+    "mobilenet0.25": (4, 3, 64, 64),
+    "mobilenetv2_0.25": (4, 3, 64, 64),
+}
+EVAL_ONLY = {"resnet50_v1"}  # the bottleneck blocks' inference; training is resnet18's (keeps CI short)
+
+
+def _sample(a: onp.ndarray, size: int = 2048) -> onp.ndarray:
+    """As the generator: the first ``size`` values, the sum and the sum of squares."""
+    flat = onp.asarray(a, onp.float64).reshape(-1)
+    return onp.concatenate([flat[:size], [flat.sum(), (flat * flat).sum()]])
+
+
+def test_every_model_is_mxnets_names_and_declared_shapes():
+    assert len(DECLARED) == 34
+    for name, expected in DECLARED.items():
+        net = vision.get_model(name)
+        ours = [[k, list(p.shape)] for k, p in net.collect_params().items()]
+        assert ours == expected, name
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_outputs_and_gradients_match_mxnet(name, tmp_path):
+    with onp.load(REF / f"{name}.npz") as data:
+        ref = {k: data[k] for k in data.files}
+    names = [str(n) for n in ref["shape_names"]]
+    shapes = dict(zip(names, (tuple(s) for s in json.loads(str(ref["shape_dims"]))), strict=True))
+    values = zoo_weights.seeded_params(shapes, int(ref["seed"]))
+    assert zoo_weights.checksum(values) == pytest.approx(float(ref["checksum"]), rel=1e-9)
+    path = tmp_path / f"{name}.params"
+    serialization.save(str(path), values)
+
+    net = vision.get_model(name, classes=10)
+    net.load_parameters(str(path))  # by MXNet's structural names; every shape as MXNet inferred it
+    assert list(net.collect_params()) == names
+    rs = onp.random.RandomState(0)
+    x = rs.uniform(-1, 1, CASES[name]).astype(onp.float32)
+    r = rs.uniform(-1, 1, ref["eval_out"].shape).astype(onp.float32)
+    net.apply(lambda b: setattr(b, "_rate", 0.0) if isinstance(b, nn.Dropout) else None)
+    params = net.collect_params().values_on()
+    if name in EVAL_ONLY:
+        out = jax.jit(lambda p, x: net.functional_call(p, x))(params, jnp.asarray(x))
+        _close(name, "eval_out", onp.asarray(out, onp.float64), ref["eval_out"], ref["err:eval_out"], 0)
+        return
+
+    @jax.jit
+    def run(params, x):
+        eval_out = net.functional_call(params, x, training=False)
+
+        def loss(params, x):
+            out, state = net.functional_call(
+                params, x, training=True, key=jax.random.key(0), return_state=True
+            )
+            return jnp.sum(out * r), (out, state)
+
+        (_, (out, state)), grads = jax.value_and_grad(loss, argnums=(0, 1), has_aux=True)(params, x)
+        return eval_out, out, state, grads
+
+    eval_out, train_out, state, (grads, grad_x) = run(params, jnp.asarray(x))
+    ours = {"eval_out": (eval_out, 0), "train_out": (train_out, 0), "grad_x": (_sample(grad_x), grad_x.size)}
+    ours.update({k: (_sample(grads[k[5:]]), grads[k[5:]].size) for k in ref if k.startswith("grad:")})
+    ours.update({k: (state[k[6:]], 0) for k in ref if k.startswith("state:")})
+    assert {k for k in ref if k.startswith("err:")} == {"err:" + k for k in ours}
+    assert any(k.startswith("grad:") for k in ours)
+    for k, (got, count) in ours.items():
+        _close(name, k, onp.asarray(got, onp.float64), ref[k], ref["err:" + k], count)
+
+
+def _close(name: str, key: str, got: onp.ndarray, want: onp.ndarray, err: onp.ndarray, count: int) -> None:
+    """|ours - MXNet's float64| within 4x MXNet's own float32 error plus float32 rounding: on the values,
+    and for a sample separately on its sum (rounding grows with the root of the count) and sum of squares."""
+    checks = (
+        [(slice(0, -2), 1e-4), (slice(-2, -1), None), (slice(-1, None), 1e-3)]
+        if count
+        else [(slice(None), 1e-4)]
+    )
+    for part, rel in checks:
+        g, w, e = got[..., part], want[..., part], err[..., part]
+        if rel is None:  # the sum: relative to the root of (count x sum of squares)
+            slack = 1e-5 * onp.sqrt(float(want[-1]) * count)
+        else:
+            slack = rel * onp.abs(w) + 1e-6 * float(onp.abs(w).max())
+        tol = 4 * float(e.max()) + slack + 1e-7
+        bad = onp.abs(g - w) > tol
+        assert not bad.any(), (
+            f"{name}: {key}[{part}] differs from MXNet at {int(bad.sum())} of {bad.size}: "
+            f"max |ours - mxnet64| {float(onp.abs(g - w).max()):.3g}, MXNet's own float32 "
+            f"error {float(e.max()):.3g}"
+        )
