@@ -56,9 +56,23 @@ def test_two_processes_only_process_0_writes(tmp_path, fashion_root):
 
 
 # ---------------------------------------------------------------------------------------- fault paths
+_CACHE: list[str] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _compile_cache(tmp_path_factory):
+    """The processes of these tests share a JAX compilation cache: later ones skip the compiles."""
+    _CACHE[:] = [str(tmp_path_factory.mktemp("jax-cache"))]
+    yield
+    _CACHE.clear()
+
+
 def _launch(argvs: list[list[str]], limit: int = 300) -> list[subprocess.Popen]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("FRAMEWORK_")}
     env.update(TQDM_DISABLE="1", PYTHONUNBUFFERED="1")
+    if _CACHE:
+        env.update(JAX_COMPILATION_CACHE_DIR=_CACHE[0], JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0",
+                   JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="0")
     return [subprocess.Popen(["timeout", "-k", "5", str(limit), sys.executable, "-m", "train", *argv],
                              cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             for argv in argvs]
@@ -144,9 +158,14 @@ def test_a_lost_peer_is_named_and_the_survivor_exits(tmp_path, fashion_root, vic
     survivor, (s_status, s_text, _, s_end, _) = 1 - victim, results[1 - victim]
     assert status in (-9, 137), text  # SIGKILL (137 when `timeout` reports it)
     assert "kill point reached: 1:trained" in text and killed is not None
+    assert s_end - killed < 30, s_text
+    if victim == 0 and s_status in (-6, 134):
+        # Process 0 hosts the coordination service: JAX's client may abort the survivor (SIGABRT, from
+        # C++, not catchable) before the job's heartbeat names the lost process. Documented (README).
+        assert "the JAX distributed service detected fatal errors" in s_text, s_text
+        return
     assert s_status == job.EXIT_MULTIHOST, s_text
     assert f"error: process {survivor}: lost process {victim} of 2 (" in s_text, s_text
-    assert s_end - killed < 30, s_text
 
 
 def test_a_wrong_coordinator_address_is_an_error_not_a_hang(tmp_path, fashion_root):

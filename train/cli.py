@@ -34,8 +34,8 @@ a new run.
 exit status (README "The main job" has the same table):
 {statuses}
   137  killed by SIGKILL (out of memory, or killed): the checkpoint is intact; continue with --resume
-  134  SIGABRT from XLA's C++ runtime (cannot be caught, e.g. a peer lost inside JAX's start-up
-       handshake): restart every process with --resume
+  134  SIGABRT from XLA's C++ runtime (cannot be caught: a peer lost inside JAX's start-up handshake,
+       or process 0, the coordination service's host, lost): restart every process with --resume
 
 examples:
   python -m train                                  # the seed's run on every GPU, else the CPU

@@ -48,8 +48,8 @@ EXIT_STATUSES = {
 }
 """Every exit status ``python -m train`` chooses, and what it means (the README's table says the same).
 Signals end it with 128 + the signal: 137 (SIGKILL: out of memory, or killed; the checkpoint is intact,
-continue with --resume) and 134 (SIGABRT from XLA's C++ runtime, which Python cannot catch: e.g. a peer
-lost inside JAX's own start-up handshake)."""
+continue with --resume) and 134 (SIGABRT from XLA's C++ runtime, which Python cannot catch: a peer
+lost inside JAX's own start-up handshake, or process 0, the coordination service's host, lost)."""
 
 
 def _say(msg: str, *, err: bool = False) -> None:

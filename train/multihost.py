@@ -15,7 +15,9 @@ status (:data:`EXIT_MULTIHOST`).
   stops answering ends this process with a message naming the lost process.
 
 What cannot be caught: an abort inside XLA's C++ runtime (SIGABRT, exit status 134) that comes before
-these checks, e.g. when the coordinator process is lost during JAX's own start-up handshake.
+these checks: a process lost during JAX's own start-up handshake, or process 0 (which hosts the
+coordination service) lost, when JAX's client polls the error before the heartbeat thread does (its
+``missed_heartbeat_callback`` cannot be used from Python: the status it passes fails to convert).
 
 >>> parse_address("127.0.0.1:1234")
 ('127.0.0.1', 1234)
