@@ -131,6 +131,8 @@ class SymbolBlock(HybridBlock):
 
     def _load(self, filename: str, ctx: Any, allow_missing: bool, ignore_extra: bool) -> None:
         loaded = serialization.load_numpy(filename)
+        if isinstance(loaded, list) and not loaded:
+            loaded = {}  # a network without parameters: export writes an empty file
         if isinstance(loaded, list):
             raise ValueError(f"{filename}: holds an unnamed list of arrays, not named parameters")
         values = {}

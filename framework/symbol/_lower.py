@@ -75,14 +75,16 @@ class Emitter:
         return Value(self.variable(name), tuple(arr.shape))
 
     def full(self, x: Any, shape: tuple[int, ...]) -> tuple[int, int]:
-        """``x`` (a Value or constant) as an entry of exactly ``shape``."""
+        """``x`` (a Value or constant) as an entry of exactly ``shape`` (a 0-d shape is (1,) in MXNet 1.x's
+        legacy operators, which cannot hold 0-d arrays)."""
+        shape = tuple(shape) or (1,)
         if not isinstance(x, Value):
             arr = onp.broadcast_to(onp.asarray(x), shape)
             if arr.size and (arr == arr.flat[0]).all() and arr.ndim:
                 dt = "float32" if arr.dtype in (onp.float64, onp.float32) else str(arr.dtype)
                 return self.op("_full", [], {"shape": shape, "value": float(arr.flat[0]), "dtype": dt})
             x = self.value(onp.ascontiguousarray(arr))
-        if x.shape == tuple(shape):
+        if (x.shape or (1,)) == shape:
             return x.entry
         entry = x.entry
         if len(x.shape) < len(shape):
@@ -243,8 +245,10 @@ def _reshape_codes(old: tuple[int, ...], new: tuple[int, ...]) -> tuple[int, ...
 
 @lowers("reshape")
 def _reshape(em, eqn, ins):
-    old, new = _in_shape(eqn, 0), _shape(eqn)
+    old, new = _in_shape(eqn, 0) or (1,), _shape(eqn) or (1,)
     x = _arg(em, eqn, ins, 0)
+    if old == new:
+        return Value(x, new)
     return Value(em.op("Reshape", [x], {"shape": _reshape_codes(old, new)}), new)
 
 
@@ -309,6 +313,23 @@ def _slice(em, eqn, ins):
     return Value(em.op("slice", [x], {"begin": tuple(eqn.params["start_indices"]),
                                       "end": tuple(eqn.params["limit_indices"]),
                                       "step": tuple(strides)}), _shape(eqn))
+
+
+@lowers("gather")
+def _gather(em, eqn, ins):
+    """``jnp.take(a, i, axis=0)`` (Embedding): a gather of whole rows along axis 0 -> MXNet ``take``."""
+    dn = eqn.params["dimension_numbers"]
+    a_shape, i_shape = _in_shape(eqn, 0), _in_shape(eqn, 1)
+    rows = (tuple(dn.collapsed_slice_dims) == (0,) and tuple(dn.start_index_map) == (0,)
+            and not tuple(getattr(dn, "operand_batching_dims", ())) and i_shape and i_shape[-1] == 1
+            and tuple(eqn.params["slice_sizes"]) == (1, *a_shape[1:])
+            and tuple(dn.offset_dims) == tuple(range(len(i_shape) - 1, len(i_shape) + len(a_shape) - 2)))
+    if not rows:
+        raise ExportError(f"export: a gather with {dn} is not translated (only row lookups: jnp.take on "
+                          "axis 0, as Embedding does)")
+    a, idx = _arg(em, eqn, ins, 0), _arg(em, eqn, ins, 1)
+    idx = em.op("Reshape", [idx], {"shape": i_shape[:-1] or (1,)})
+    return Value(em.op("take", [a, idx], {"axis": 0, "mode": "clip"}), _shape(eqn))
 
 
 # ---------------------------------------------------------------- reductions

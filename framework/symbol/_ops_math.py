@@ -298,4 +298,11 @@ def _batch_dot(c, xs, a):
     return jnp.matmul(x, y)
 
 
+@register("take", "_npi_take")
+def _take(c, xs, a):
+    mode = a.str("mode", "clip")
+    return jnp.take(xs[0], xs[1].astype(jnp.int32), axis=a.int("axis", 0),
+                    mode="wrap" if mode == "wrap" else "clip")
+
+
 register("_npi_matmul", "_np_matmul")(lambda c, xs, a: jnp.matmul(xs[0], xs[1]))

@@ -13,8 +13,8 @@ from pathlib import Path
 import jax.numpy as jnp
 import numpy as onp
 import pytest
+from symbol_helpers import LAYERS, build_ours
 
-from conftest import build_ours
 from framework import gluon, np, serialization, symbol
 from framework.gluon import nn
 
@@ -54,6 +54,18 @@ def test_our_export_runs_in_mxnet_to_our_outputs(name, tmp_path):
                        timeout=300, capture_output=True)
         live = onp.load(tmp_path / "out.npz")["y0"]
         onp.testing.assert_allclose(live, y, rtol=1e-4, atol=1e-4 * max(1.0, float(abs(y).max())))
+
+
+@pytest.mark.parametrize("name", LAYERS)
+def test_layer_exports_run_in_mxnet_to_our_outputs(name, tmp_path):
+    """Each Gluon layer exported alone: the graph MXNet 1.9.1 ran (committed) and its output."""
+    net, x = build_ours(name)
+    net.hybridize()
+    y = onp.asarray(net(x))
+    sym, _ = net.export(str(tmp_path / name))
+    assert Path(sym).read_text() == (REF / f"{name}-symbol.json").read_text(), REGEN
+    mx_out = onp.load(REF / f"{name}_mx.npz")["y"]
+    onp.testing.assert_allclose(y, mx_out, rtol=1e-5, atol=1e-5)
 
 
 def test_export_names_and_aux_params(tmp_path):

@@ -4,7 +4,7 @@ repository root: ``python tools/mxnet_reference/export_ours.py``; then
 
 Writes ``tests/reference/symbol/<name>-symbol.json`` (our export) and ``<name>.npz`` (the input, the
 parameter names/shapes of the export, its small constants, and OUR output). The weights are not
-committed: both sides redraw them with ``seeded_params`` (tests/symbol/conftest.py).
+committed: both sides redraw them with ``seeded_params`` (tests/symbol/symbol_helpers.py).
 """
 
 from __future__ import annotations
@@ -21,11 +21,12 @@ import numpy as onp
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 OUT = ROOT / "tests" / "reference" / "symbol"
-NAMES = ("ours_lenet", "ours_resnet18")
+SEEDS = {"ours_lenet": 22, "ours_resnet18": 11}  # the seeds build_ours drew the weights with
 
 
 def _helpers():
-    spec = importlib.util.spec_from_file_location("symbol_test_helpers", ROOT / "tests/symbol/conftest.py")
+    path = ROOT / "tests" / "symbol" / "symbol_helpers.py"
+    spec = importlib.util.spec_from_file_location("symbol_test_helpers", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -35,18 +36,19 @@ def main() -> None:
     from framework import serialization
 
     helpers = _helpers()
-    for name in NAMES:
+    for name in [*SEEDS, *helpers.LAYERS]:
         net, x = helpers.build_ours(name)
         y = onp.asarray(net(x))
         with tempfile.TemporaryDirectory() as d:
             sym, params = net.export(os.path.join(d, name))
-            saved = serialization.load_numpy(params)
+            saved = serialization.load_numpy(params) or {}
             (OUT / f"{name}-symbol.json").write_text(Path(sym).read_text())
         bare = {k.split(":", 1)[1]: k for k in saved}
         # the order seeded_params drew them in (sorted structural names), under their export names
         names = [bare[n.replace(".", "_")] for n in sorted(net.collect_params())]
         consts = {f"const:{k}": v for k, v in saved.items() if k.split(":", 1)[1].startswith("_const")}
-        onp.savez(OUT / f"{name}.npz", x=onp.asarray(x), y=y, names=onp.array(names),
+        onp.savez(OUT / f"{name}.npz", x=onp.asarray(x), y=y, names=onp.array(names, dtype=str),
+                  seed=onp.array(SEEDS.get(name, 33)),
                   shapes=onp.array(json.dumps([list(saved[n].shape) for n in names])), **consts)
         print(f"{name}: {len(names)} parameters, {len(consts)} constants")
 

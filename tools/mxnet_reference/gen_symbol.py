@@ -11,8 +11,10 @@ Writes into ``tests/reference/symbol/``:
 - ``npmix-symbol.json`` / ``npmix-0000.params`` / ``npmix.npz``: the same idea in NumPy mode
   (``npx.set_np()``: ``_npi_*``, ``_np_*`` names).
 - ``resnet18-symbol.json`` / ``resnet18.npz``: model_zoo ``resnet18_v1`` exported; its weights are not
-  committed: they are drawn by :func:`seeded_params` (the test has the same 15 lines), the npz holds the
-  parameter names and shapes, the input and MXNet's output.
+  committed: they are drawn by :func:`seeded_params` (tests/symbol/symbol_helpers.py has the same
+  lines), the npz holds the parameter names and shapes, the input and MXNet's output.
+- ``--ours``: the graphs this framework exported (``ours_*``, ``layer_*``, written by
+  tools/mxnet_reference/export_ours.py) run in MXNet with the seeded weights: ``<name>_mx.npz``.
 
 ``--check-ours PREFIX OUT.npz``: load ``PREFIX-symbol.json`` / ``PREFIX-0000.params`` written by this
 framework's ``export`` with MXNet's ``SymbolBlock.imports`` and save MXNet's output on the input in OUT.npz.
@@ -199,10 +201,16 @@ def check_ours(prefix, out, input_names=("data",), inputs_npz=None):
 def ours():
     """Run the networks this framework exported (tools/mxnet_reference/export_ours.py) in MXNet, with
     the weights redrawn from the seed: ``ours_<name>_mx.npz`` holds MXNet's output."""
+    import glob
     import tempfile
 
-    for name, seed in (("ours_lenet", 22), ("ours_resnet18", 11)):
-        d = np.load(os.path.join(OUT, name + ".npz"))
+    found = glob.glob(os.path.join(OUT, "ours_*.npz")) + glob.glob(os.path.join(OUT, "layer_*.npz"))
+    for path in sorted(found):
+        if path.endswith("_mx.npz"):
+            continue
+        name = os.path.basename(path)[:-4]
+        d = np.load(path)
+        seed = int(d["seed"])
         names = [str(n) for n in d["names"]]
         shapes = json.loads(str(d["shapes"]))
         values = seeded_params([(n.split(":", 1)[1], s) for n, s in zip(names, shapes, strict=True)], seed)
@@ -211,7 +219,8 @@ def ours():
         with tempfile.TemporaryDirectory() as tmp:
             params = os.path.join(tmp, "p.params")
             nd.save(params, arrays)
-            block = gluon.SymbolBlock.imports(os.path.join(OUT, name + "-symbol.json"), ["data"], params)
+            block = gluon.SymbolBlock.imports(os.path.join(OUT, name + "-symbol.json"), ["data"],
+                                              params if arrays else None)
             y = block(nd.array(d["x"]))
         np.savez(os.path.join(OUT, name + "_mx.npz"), y=y.asnumpy())
         print(name, "max |mxnet - ours|", float(np.abs(y.asnumpy() - d["y"]).max()))

@@ -1,4 +1,5 @@
-"""Shared helpers of the symbol tests: the reference directory and the seeded ResNet-18 weights."""
+"""Helpers of the symbol tests (and tools/mxnet_reference/export_ours.py): the reference directory, the
+seeded weights, and the networks this framework exports."""
 
 from __future__ import annotations
 
@@ -37,6 +38,38 @@ def _set_seeded(block, seed):
         params[n].set_data(values[n])
 
 
+def _layers():
+    from framework.gluon import nn
+
+    return {
+        "dense4d": (lambda: nn.Dense(3), (2, 3, 4, 4)),
+        "dense_noflat": (lambda: nn.Dense(3, flatten=False), (2, 5, 4)),
+        "layernorm": (lambda: nn.LayerNorm(), (2, 5)),
+        "instancenorm": (lambda: nn.InstanceNorm(), (2, 3, 4, 4)),
+        "groupnorm": (lambda: nn.GroupNorm(2), (2, 4, 4, 4)),
+        "embedding": (lambda: nn.Embedding(10, 4), None),
+        "prelu": (lambda: nn.PReLU(), (2, 5)),
+        "leakyrelu": (lambda: nn.LeakyReLU(0.1), (2, 5)),
+        "elu": (lambda: nn.ELU(), (2, 5)),
+        "selu": (lambda: nn.SELU(), (2, 5)),
+        "gelu": (lambda: nn.GELU(), (2, 5)),
+        "swish": (lambda: nn.Swish(), (2, 5)),
+        "softrelu": (lambda: nn.Activation("softrelu"), (2, 5)),
+        "conv1d": (lambda: nn.Conv1D(4, 3, strides=2, padding=1), (2, 3, 9)),
+        "conv3d": (lambda: nn.Conv3D(2, 3), (1, 2, 5, 5, 5)),
+        "globalavgpool": (lambda: nn.GlobalAvgPool2D(), (2, 3, 5, 5)),
+        "maxpool_ceil": (lambda: nn.MaxPool2D(3, 2, ceil_mode=True), (1, 2, 8, 8)),
+        "avgpool_pad": (lambda: nn.AvgPool2D(3, 2, padding=1), (1, 2, 8, 8)),
+        "batchnormrelu": (lambda: nn.BatchNormReLU(), (2, 3, 4, 4)),
+    }
+
+
+LAYERS = tuple(f"layer_{k}" for k in ("dense4d", "dense_noflat", "layernorm", "instancenorm", "groupnorm",
+                                       "embedding", "prelu", "leakyrelu", "elu", "selu", "gelu", "swish",
+                                       "softrelu", "conv1d", "conv3d", "globalavgpool", "maxpool_ceil",
+                                       "avgpool_pad", "batchnormrelu"))
+
+
 def build_ours(name):
     """(block, input) of a network this framework exports, with seeded weights (see export_ours.py)."""
     import jax.numpy as jnp
@@ -44,7 +77,17 @@ def build_ours(name):
     from framework import gluon
     from framework.gluon import nn
 
-    if name == "ours_lenet":
+    if name.startswith("layer_"):
+        make, shape = _layers()[name[len("layer_"):]]
+        rs = onp.random.RandomState(5)
+        x = rs.randint(0, 12, (2, 3)) if shape is None else rs.uniform(-1, 1, shape)
+        x = jnp.asarray(x.astype(onp.float32))
+        net = make()
+        net.initialize()
+        net(x)
+        if net.collect_params():
+            _set_seeded(net, 33)
+    elif name == "ours_lenet":
         net = nn.HybridSequential()
         net.add(nn.Conv2D(6, 5, activation="relu"), nn.BatchNorm(), nn.MaxPool2D(2),
                 nn.Conv2D(8, 3, padding=1, groups=2), nn.BatchNorm(momentum=0.8, epsilon=1e-3),
