@@ -4,7 +4,7 @@ Runs ``N`` seeded cases of every format registered in ``tests/fuzz/fuzzing`` (``
 checkpoints, and any format added there), each batch in its own process with a watchdog and a
 resident-memory meter, and prints a table of outcomes per format: ``loaded`` and ``rejected`` (the
 documented error, naming the file and offset) are allowed; ``crash:*``, ``wrong``, ``unlocated``,
-``slow`` (> 5 s), ``memory`` (resident growth over 48 MiB + 64 x the file size) and ``hang`` are
+``slow`` (> 5 s of CPU time), ``memory`` (resident growth over 48 MiB + 64 x the file size) and ``hang`` are
 failures. Failures are listed with the case that reproduces them (``--replay FORMAT:SEED:INDEX``
 writes that case's file). Exit status 1 when any case failed. Results: ``<out>/fuzz.json``.
 

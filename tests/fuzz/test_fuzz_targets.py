@@ -95,11 +95,12 @@ def test_a_silent_worker_is_killed_and_its_case_counted_as_a_hang(monkeypatch):
     import subprocess
     import sys
 
-    script = ("import json, time; print(json.dumps({'i': 0, 'kind': 'loaded', 'mode': 'valid', 's': 0.0, "
-              "'mem': 0}), flush=True); time.sleep(60)")
+    script = ("import json, time; print(json.dumps({'ready': True}), flush=True); "
+              "print(json.dumps({'i': 0, 'kind': 'loaded', 'mode': 'valid', 's': 0.0, 'mem': 0}), "
+              "flush=True); time.sleep(60)")
 
     def spawn(name, seed, start, count):
-        return subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+        return subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
 
     monkeypatch.setattr(batch, "_spawn", spawn)
     monkeypatch.setattr(batch, "WATCHDOG_S", 1.0)

@@ -23,12 +23,14 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-__all__ = ["run", "worker", "WATCHDOG_S"]
+__all__ = ["run", "worker", "WATCHDOG_S", "STARTUP_S"]
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 #: A worker that prints nothing for this long is killed (one case ran far past the 5 s limit).
 WATCHDOG_S = 60.0
+#: How long a worker may take to import and warm up (on a loaded machine: minutes) before it counts.
+STARTUP_S = 900.0
 
 
 def worker(name: str, seed: int, start: int, count: int, out: Callable[[str], None] = print) -> None:
@@ -42,6 +44,7 @@ def worker(name: str, seed: int, start: int, count: int, out: Callable[[str], No
     try:
         for i in range(8):  # warm-up: imports, first compilations, allocator pools
             engine.run_case(target, engine.make_case(target, seed + 1, i), path, meter)
+        out(json.dumps({"ready": True}))  # the watchdog times cases from here, not the start-up
         for index in range(start, start + count):
             case = engine.make_case(target, seed, index)
             outcome = engine.run_case(target, case, path, meter)
@@ -60,8 +63,29 @@ def _spawn(name: str, seed: int, start: int, count: int) -> subprocess.Popen:
     env["PYTHONPATH"] = os.pathsep.join([str(HERE.parent), str(REPO), env.get("PYTHONPATH", "")])
     env.setdefault("JAX_PLATFORMS", "cpu")
     return subprocess.Popen([sys.executable, "-m", "fuzzing.batch", name, str(seed), str(start), str(count)],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=str(REPO),
-                            text=True, bufsize=1)
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=str(REPO))
+
+
+class _Lines:
+    """Lines from a pipe with a deadline: select() on the descriptor, our own buffer (a buffered file
+    object would hold lines that select() then cannot see)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.buf, self.eof = fd, b"", False
+
+    def next(self, deadline: float) -> tuple[bool, str]:
+        """(False, '') when nothing came before the deadline; (True, '') at the end of the stream."""
+        while b"\n" not in self.buf and not self.eof:
+            readable, _, _ = select.select([self.fd], [], [], max(0.0, deadline - time.monotonic()))
+            if not readable:
+                return False, ""
+            chunk = os.read(self.fd, 1 << 16)
+            self.eof = not chunk
+            self.buf += chunk
+        if b"\n" not in self.buf:
+            return True, ""
+        line, self.buf = self.buf.split(b"\n", 1)
+        return True, line.decode() + "\n"
 
 
 def _batch(name: str, seed: int, start: int, count: int, failures: list[dict]) -> dict[str, float]:
@@ -72,14 +96,24 @@ def _batch(name: str, seed: int, start: int, count: int, failures: list[dict]) -
     while next_index < end:
         proc = _spawn(name, seed, next_index, end - next_index)
         assert proc.stdout is not None
-        deadline = time.monotonic() + WATCHDOG_S + 30  # the first line also waits for imports
+        started = False
+        deadline = time.monotonic() + STARTUP_S  # imports and warm-up are not timed as a case
         try:
+            lines = _Lines(proc.stdout.fileno())
             while next_index < end:
-                ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
-                line = proc.stdout.readline() if ready else ""
+                readable, line = lines.next(deadline)
+                if not started:
+                    if not line or not json.loads(line).get("ready"):
+                        raise RuntimeError(
+                            f"the fuzz worker for {name} did not start within {STARTUP_S:.0f} s, or died "
+                            f"while starting; run it by hand to see why: python -m fuzzing.batch {name} "
+                            f"{seed} {next_index} 1 (with tests/fuzz on PYTHONPATH)")
+                    started = True
+                    deadline = time.monotonic() + WATCHDOG_S
+                    continue
                 if not line:  # silent too long, or the worker died: the case it was on failed
                     proc.kill()
-                    kind = "hang" if not ready else "crash:worker-died"
+                    kind = "hang" if not readable else "crash:worker-died"
                     counts[kind] = counts.get(kind, 0) + 1
                     failures.append({"target": name, "seed": seed, "i": next_index, "kind": kind})
                     next_index += 1
