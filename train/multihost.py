@@ -177,8 +177,9 @@ class Session:
                     failed = self._try_get(self._key("failed", rank))
                     if failed is not None and not self._stop.is_set():
                         status, why = json.loads(failed)
-                        # processes that disagree on the checkpoint all stop with its status (3)
-                        _die(status if status == 3 else EXIT_MULTIHOST,
+                        # what every process meets alike keeps its status: a checkpoint disagreement (3),
+                        # a non-finite loss (4); anything else is this run's failure (6)
+                        _die(status if status in (3, 4) else EXIT_MULTIHOST,
                              f"error: process {self.me}: process {rank} of {self.n} stopped (exit status "
                              f"{status}): {why}\nStopping this process too.")
                     value = self._try_get(self._key("beat", rank))
