@@ -91,8 +91,46 @@ class Emitter:
             entry = self.op("Reshape", [entry], {"shape": (1,) * (len(shape) - len(x.shape)) + x.shape})
         return self.op("broadcast_to", [entry], {"shape": tuple(shape)})
 
+    def _fold_bias(self, heads: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """``broadcast_add(Convolution/FullyConnected(no_bias), Reshape(bias))`` -> the operator with its
+        bias (what MXNet's own layers export), when the product feeds only that addition."""
+        uses: dict[int, int] = {}
+        for n in self.nodes:
+            for i, _ in n.inputs:
+                uses[i] = uses.get(i, 0) + 1
+        for i, _ in heads:
+            uses[i] = uses.get(i, 0) + 1
+        moved: dict[tuple[int, int], tuple[int, int]] = {}
+        for k, n in enumerate(self.nodes):
+            if n.op != "broadcast_add" or len(n.inputs) != 2:
+                continue
+            (p, pi), (b, _) = n.inputs
+            prod, shaped = self.nodes[p], self.nodes[b]
+            if prod.op not in ("Convolution", "FullyConnected") or prod.attrs.get("no_bias") != "True" \
+                    or uses.get(p) != 1 or pi != 0 or shaped.op != "Reshape" or uses.get(b) != 1:
+                continue
+            src = shaped.inputs[0][0]
+            while self.nodes[src].op == "Reshape" and uses.get(src) == 1:  # (C,) -> (C, 1, 1) -> (1, C, 1, 1)
+                src = self.nodes[src].inputs[0][0]
+            if self.nodes[src].op != "null":
+                continue
+            size = int(prod.attrs["num_filter" if prod.op == "Convolution" else "num_hidden"])
+            dims = [int(v) for v in shaped.attrs["shape"].strip("()").split(",") if v.strip()]
+            axis = 1 if prod.op == "Convolution" else len(dims) - 1
+            if len(dims) < 2 or dims[axis] != size or any(d != 1 for j, d in enumerate(dims) if j != axis):
+                continue
+            prod.inputs = [*prod.inputs, (src, 0)]
+            prod.attrs["no_bias"] = "False"
+            moved[(k, 0)] = (p, 0)
+        if not moved:
+            return heads
+        for n in self.nodes:
+            n.inputs = [moved.get(e, e) for e in n.inputs]
+        return [moved.get(h, h) for h in heads]
+
     def graph(self, heads: list[tuple[int, int]]) -> Graph:
         """The nodes the heads need, renumbered in order (unused parameters drop out)."""
+        heads = self._fold_bias(heads)
         keep, stack = set(), [nid for nid, _ in heads]
         while stack:
             nid = stack.pop()
@@ -165,7 +203,10 @@ def _binary(name):
         a, b = ins
         out = _shape(eqn)
         if isinstance(a, Value) and _is_scalar(b):
-            return Value(em.op(scalar_op, [a.entry], {"scalar": float(onp.asarray(b).ravel()[0])}), a.shape)
+            s = float(onp.asarray(b).ravel()[0])
+            if name == "max" and s == 0.0:
+                return Value(em.op("Activation", [a.entry], {"act_type": "relu"}), a.shape)
+            return Value(em.op(scalar_op, [a.entry], {"scalar": s}), a.shape)
         if isinstance(b, Value) and _is_scalar(a):
             return Value(em.op(rscalar_op, [b.entry], {"scalar": float(onp.asarray(a).ravel()[0])}), b.shape)
         a, b = em.value(a), em.value(b)
