@@ -12,7 +12,8 @@ import pkgutil
 from pathlib import Path
 
 # The order they run in; modules found on disk that are not listed run after these.
-KNOWN = ("epochs", "peers", "data_pipeline", "lenet_formulations", "step_overhead", "hybridize")
+KNOWN = ("epochs", "peers", "data_pipeline", "lenet_formulations", "step_overhead", "hybridize", "resnet",
+         "lstm")
 _NOT_BENCHMARKS = {"common"}
 
 
