@@ -15,6 +15,8 @@ from __future__ import annotations
 import importlib
 
 from . import np, npx
+from ._compile import clear_caches
+from .base import FrameworkError, MXNetError
 from .device import (
     Context,
     Device,
@@ -48,7 +50,7 @@ _LAZY = {
 
 __all__ = [
     "np", "npx", "cpu", "gpu", "cpu_pinned", "num_gpus", "current_context", "current_device",
-    "Context", "Device", "device_scope", "random", *_LAZY,
+    "Context", "Device", "device_scope", "random", "clear_caches", "FrameworkError", "MXNetError", *_LAZY,
 ]
 
 random = np.random

@@ -28,6 +28,8 @@ import jax.numpy as jnp
 import numpy as onp
 import optax
 
+from . import _compile
+
 __all__ = ["DataParallel", "initialize", "process_index", "process_count", "local_devices"]
 
 
@@ -142,14 +144,7 @@ class DataParallel:
         self._carry = self._replicate((train, state, opt_state))
         self._sync_bn = sync_batchnorm
         self._batch = 0
-        self._pstep = jax.pmap(self._step_fn, axis_name=axis_name, devices=self.devices,
-                               donate_argnums=(0,) if donate else ())
-        self._pchunk = jax.pmap(self._chunk_fn, axis_name=axis_name, devices=self.devices,
-                                static_broadcasted_argnums=(9, 10), donate_argnums=(0,) if donate else ())
-        self._pscan = jax.pmap(self._scan_fn, axis_name=axis_name, devices=self.devices,
-                               static_broadcasted_argnums=(9, 10), donate_argnums=(0,) if donate else ())
-        self._porder = jax.pmap(self._order_fn, axis_name=axis_name, devices=self.devices,
-                                static_broadcasted_argnums=(1, 2, 3))
+        self._donate = donate
         self._serial_guard = self.devices[0].platform == "cpu" and self.n > 1
 
     # ------------------------------------------------------------------ plumbing
@@ -200,11 +195,12 @@ class DataParallel:
             state = {**state, **new_state}
         return train, state, opt_state, jax.lax.psum(lsum, self.axis_name)
 
-    def _step_fn(self, carry, data, label, weight, key, lr, rescale):
-        train, state, opt_state = carry
-        train, state, opt_state, loss = self._grads_and_update(train, state, opt_state, data, label, weight,
-                                                               key, lr, rescale)
-        return (train, state, opt_state), loss
+    def _program(self, name: str, fn: Callable, static: tuple[int, ...] = (),
+                 donate: bool = True) -> Callable:
+        """``fn`` mapped over the devices by the compile layer (cached on this step object)."""
+        return _compile.pmap((name,), lambda: fn, owner=self, axis_name=self.axis_name, devices=self.devices,
+                             static_broadcasted_argnums=static,
+                             donate_argnums=(0,) if donate and self._donate else ())
 
     def _shard(self, x: Any, pad_to: int) -> Any:
         x = onp.asarray(x) if not isinstance(x, jax.Array) else x
@@ -231,13 +227,15 @@ class DataParallel:
 
         key = random.next_key()
         lr, rescale = self._next_hyper(batch_size or b * jax.process_count())
-        args = (self._shard(data, self._batch), self._shard(label, self._batch),
-                self._shard(weight, self._batch), self._replicate(key), self._replicate(lr),
-                self._replicate(rescale))
-        self._carry, loss = self._pstep(self._carry, *args)
+        args = (self._shard(data, self._batch), self._shard(label, self._batch), None,
+                self._shard(weight, self._batch), self._replicate(onp.int32(0)),
+                self._replicate(onp.asarray([lr], onp.float32)), self._replicate(rescale),
+                self._replicate(key))
+        step = self._program("steps", self._chunk_fn, static=(9, 10))
+        self._carry, loss = step(self._carry, *args, 1, self._batch // self.n_local)
         if self._serial_guard:  # XLA:CPU all-reduce can deadlock under back-to-back dispatch (FACTS)
             loss.block_until_ready()
-        return _first(loss)
+        return _first(loss)[0]
 
     def _next_hyper(self, batch_size: int) -> tuple[onp.float32, onp.float32]:
         rescale = onp.float32(self._scale / batch_size)
@@ -255,7 +253,9 @@ class DataParallel:
         return order, (jnp.arange(padded) < n_total).astype(jnp.float32)
 
     def _chunk_fn(self, carry, data, label, order, valid, first, lrs, rescale, key, n_steps, per_device):
-        """``n_steps`` consecutive steps from step ``first`` of the epoch, unrolled in one program.
+        """``n_steps`` consecutive steps from step ``first`` of the epoch, unrolled in one program: THE
+        training step of this module (a single batch is the chunk of one step, ``order=None``: ``data``,
+        ``label`` and ``valid`` are then this device's part of the batch).
 
         Unrolled rather than a ``lax.scan``: XLA:CPU runs a while-loop body about 1.6x slower than the
         same steps unrolled (measured on the seed's LeNet), and one program per chunk of steps keeps
@@ -266,13 +266,16 @@ class DataParallel:
         losses = []
         for k in range(n_steps):
             s = first + k
-            start = s * per_device * self.n + index * per_device
-            idx = jax.lax.dynamic_slice(order, (start,), (per_device,))
-            w = jax.lax.dynamic_slice(valid, (start,), (per_device,))
+            if order is None:
+                x, y, w = data, label, valid
+            else:
+                start = s * per_device * self.n + index * per_device
+                idx = jax.lax.dynamic_slice(order, (start,), (per_device,))
+                x, y, w = data[idx], label[idx], jax.lax.dynamic_slice(valid, (start,), (per_device,))
             step_key = jax.random.key_data(jax.random.fold_in(key, s + 1))
             train, state, opt_state = carry
             train, state, opt_state, loss = self._grads_and_update(
-                train, state, opt_state, data[idx], label[idx], w, step_key, lrs[k], rescale)
+                train, state, opt_state, x, y, w, step_key, lrs[k], rescale)
             carry = (train, state, opt_state)
             losses.append(loss)
         return carry, jnp.stack(losses)
@@ -311,18 +314,19 @@ class DataParallel:
         lrs = onp.asarray([lr for lr, _ in hyper], onp.float32)
         key = random.next_key() if key is None else key
         keys = self._replicate(key)
-        order, valid = self._porder(keys, n_total, steps * batch_size, shuffle)
+        order_program = self._program("order", self._order_fn, static=(1, 2, 3), donate=False)
+        order, valid = order_program(keys, n_total, steps * batch_size, shuffle)
         data_r, label_r = self._resident(data), self._resident(label)
         rescale = self._replicate(hyper[0][1])
         if steps_per_program is None:
-            self._carry, losses = self._pscan(
+            self._carry, losses = self._program("scan", self._scan_fn, static=(9, 10))(
                 self._carry, data_r, label_r, order, valid, self._replicate(onp.int32(0)),
                 self._replicate(lrs), rescale, keys, steps, per_device)
             return _first(losses)
         losses = []
         for first in range(0, steps, steps_per_program):
             n_steps = min(steps_per_program, steps - first)
-            self._carry, chunk = self._pchunk(
+            self._carry, chunk = self._program("steps", self._chunk_fn, static=(9, 10))(
                 self._carry, data_r, label_r, order, valid, self._replicate(onp.int32(first)),
                 self._replicate(lrs[first:first + n_steps]), rescale, keys, n_steps, per_device)
             if self._serial_guard:
@@ -357,9 +361,8 @@ class DataParallel:
     def predict(self, data: Any, batch_size: int = 1024) -> jax.Array:
         """Inference outputs (training=False) with the current parameters, on the first device."""
         train, state, _ = jax.tree_util.tree_map(_first, self._carry)
-        fn = self.__dict__.get("_predict_fn")
-        if fn is None:
-            fn = self._predict_fn = jax.jit(lambda p, x: self.net.functional_call(p, x, training=False))
+        fn = _compile.jit(("predict",), lambda: lambda p, x: self.net.functional_call(p, x, training=False),
+                          owner=self)
         outs = [fn({**train, **state}, jnp.asarray(data[i:i + batch_size]))
                 for i in range(0, int(data.shape[0]), batch_size)]
         return jnp.concatenate(outs)

@@ -24,8 +24,8 @@ from typing import Any
 import jax
 
 from . import tape
-from .recorded import Recorded
-from .tape import GraphError, is_recording, is_training, set_recording, set_training
+from .mode import is_recording, is_training, set_recording, set_training
+from .tape import GraphError, Recorded
 from .variable import Variable, attach_grad
 
 __all__ = [

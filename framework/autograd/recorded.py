@@ -1,18 +1,17 @@
-"""The value a recorded computation returns: array-like, lazy, differentiable with ``backward()``.
+"""The array surface of recorded values: operators, reductions, indexing and host conversions.
 
-Outside ``autograd.record()`` everything is a plain ``jax.Array``; inside it, Blocks, losses and
-``np``/``npx`` functions return ``Recorded`` values. They behave like arrays in a training loop
-(arithmetic, reductions, indexing, ``float()``, ``asnumpy()``...), and ``backward()`` differentiates
-the computation that produced them.
+:class:`ArrayOps` is a mixin with no state of its own: each operation hands ``(function, arguments)``
+to ``self._record_op`` (the recorder adds one node) and each conversion reads ``self.value`` (the
+concrete array) or ``self.aval`` (shape and dtype, known without computing anything). The recorder's
+value class, :class:`framework.autograd.Recorded`, mixes it in.
 
->>> from framework import autograd, gluon, np
->>> net = gluon.nn.Dense(1, in_units=2)
->>> net.initialize()
->>> with autograd.record():
-...     loss = (net(np.ones((4, 2))) ** 2).mean()
->>> loss.backward()
->>> net.weight.grad().shape
-(1, 2)
+>>> import jax.numpy as jnp
+>>> class Eager(ArrayOps):
+...     def __init__(self, v): self.value = v; self.aval = v
+...     def _record_op(self, fn, args, kwargs):
+...         return fn(*[a.value if isinstance(a, Eager) else a for a in args], **kwargs)
+>>> (Eager(jnp.arange(3.0)) * 2).tolist(), Eager(jnp.ones((2, 3))).shape
+([0.0, 2.0, 4.0], (2, 3))
 """
 
 from __future__ import annotations
@@ -23,14 +22,12 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
-from . import tape
-
-__all__ = ["Recorded"]
+__all__ = ["ArrayOps"]
 
 
 def _op(fn):
     def method(self, *args, **kwargs):
-        return tape.record_call(fn, (self, *args), kwargs)
+        return self._record_op(fn, (self, *args), kwargs)
 
     method.__name__ = getattr(fn, "__name__", "op")
     return method
@@ -38,7 +35,7 @@ def _op(fn):
 
 def _rop(fn):
     def method(self, other):
-        return tape.record_call(fn, (other, self), {})
+        return self._record_op(fn, (other, self), {})
 
     return method
 
@@ -67,30 +64,17 @@ def _to_device(x, device):
     return jax.device_put(x, device)
 
 
-class Recorded:
-    """A value of a recorded computation (one output of one recorded call).
+class ArrayOps:
+    """Array-like behaviour over ``self.value`` / ``self.aval`` / ``self._record_op`` (see module doc).
 
-    It deliberately has no ``__jax_array__``: ``jax_array * recorded`` then defers to
-    ``Recorded.__rmul__`` and stays recorded, instead of silently dropping out of the graph.
+    It deliberately has no ``__jax_array__``: ``jax_array * recorded`` then defers to ``__rmul__`` and
+    stays recorded, instead of silently dropping out of the graph.
     """
 
-    __slots__ = ("_node", "_index", "aval", "_value", "__weakref__")
+    __slots__ = ()
     __array_priority__ = 1000
 
-    def __init__(self, node: tape.Node, index: int, aval: jax.ShapeDtypeStruct) -> None:
-        self._node = node
-        self._index = index
-        self.aval = aval
-        self._value: jax.Array | None = None
-
     # -------------------------------------------------------------- value access
-    @property
-    def value(self) -> jax.Array:
-        """The concrete ``jax.Array`` (computed on first access)."""
-        if self._value is None:
-            tape.materialize([self])
-        return self._value
-
     def __array__(self, dtype: Any = None, copy: Any = None) -> onp.ndarray:
         out = onp.asarray(self.value)
         return out.astype(dtype) if dtype is not None else out
@@ -137,7 +121,7 @@ class Recorded:
     def wait_to_read(self) -> None:
         self.value.block_until_ready()
 
-    def block_until_ready(self) -> Recorded:
+    def block_until_ready(self) -> ArrayOps:
         self.value.block_until_ready()
         return self
 
@@ -158,36 +142,6 @@ class Recorded:
     def size(self) -> int:
         return int(onp.prod(self.aval.shape, dtype=onp.int64))
 
-    @property
-    def device(self) -> jax.Device:
-        return self._devices()[0]
-
-    def devices(self) -> set[jax.Device]:
-        return set(self._devices())
-
-    def _devices(self) -> list[jax.Device]:
-        node = self._node
-        while True:
-            if node.device is not None:
-                return [node.device]
-            for x in node.inputs:
-                if isinstance(x, Recorded):
-                    node = x._node
-                    break
-                if isinstance(x, jax.Array) and len(x.devices()) == 1:
-                    return list(x.devices())
-            else:
-                return list(self.value.devices())
-
-    context = ctx = device
-
-    # -------------------------------------------------------------- autograd
-    def backward(self, out_grad: Any = None, retain_graph: bool = False, train_mode: bool = True) -> None:
-        """Differentiate this value (its sum if not scalar) and write the Parameters' gradients."""
-        tape.backward([self], None if out_grad is None else [out_grad], retain_graph=retain_graph)
-
-    def detach(self) -> jax.Array:
-        return jax.lax.stop_gradient(self.value)
 
     # -------------------------------------------------------------- array operations (recorded)
     __add__ = _op(jnp.add)
@@ -243,5 +197,5 @@ class Recorded:
     copyto = as_in_context = as_in_ctx = to_device
 
     @property
-    def T(self) -> Recorded:
+    def T(self) -> ArrayOps:
         return self.transpose()

@@ -29,7 +29,8 @@ import jax.numpy as jnp
 import numpy as onp
 
 from . import tape
-from .recorded import Recorded
+from .graph import Node
+from .tape import Recorded
 
 __all__ = ["Variable", "attach_grad"]
 
@@ -97,14 +98,14 @@ class Variable(Recorded):
         self._value = value
 
     @property  # type: ignore[override]
-    def _node(self) -> tape.Node:
+    def _node(self) -> Node:
         # A backward frees the nodes it used; a Variable lives on, so it gets a fresh leaf.
         if self._leaf.freed:
             self._assign(self._value)
         return self._leaf
 
     @_node.setter
-    def _node(self, node: tape.Node) -> None:
+    def _node(self, node: Node) -> None:
         self._leaf = node
 
     @property

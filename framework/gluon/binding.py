@@ -5,7 +5,8 @@ active for the duration of the call and tells ``Parameter.data()`` what to retur
 
 - a *pure* binding (``values`` set) maps each Parameter to the value given to ``functional_call`` (a
   tracer under ``jax.jit``/``jax.grad``); ``set_data`` inside it records a state update instead of
-  mutating anything;
+  mutating anything. It also sets the training flag of :mod:`framework.autograd.mode` for the call:
+  training mode lives in one place, and every compiled call receives it explicitly;
 - a *device* binding (``values`` None) only says which device the call runs on, so that ``data()`` with
   no argument picks the replica next to the input.
 
@@ -25,9 +26,21 @@ from typing import Any
 
 import jax
 
-__all__ = ["Binding", "current", "name_key"]
+from ..autograd import mode
+from ..base import FrameworkError
+from ..np import random
+
+__all__ = ["Binding", "current", "name_key", "MissingKeyError", "StateDroppedError"]
 
 _local = threading.local()
+
+
+class MissingKeyError(FrameworkError, ValueError):
+    """A layer needs randomness inside a traced pure call that was given no ``key``."""
+
+
+class StateDroppedError(FrameworkError, RuntimeError):
+    """A pure call updated state (BatchNorm statistics) that the caller did not ask to get back."""
 
 
 def current() -> Binding | None:
@@ -44,7 +57,8 @@ def name_key(key: jax.Array, name: str) -> jax.Array:
 class Binding:
     """Values, mode and randomness for one call of a block tree."""
 
-    __slots__ = ("values", "device", "training", "key", "state", "block_names", "_key_uses")
+    __slots__ = ("values", "device", "training", "key", "state", "block_names", "traced", "owner",
+                 "_key_uses", "_prev_training")
 
     def __init__(
         self,
@@ -54,6 +68,8 @@ class Binding:
         training: bool = False,
         key: jax.Array | None = None,
         block_names: dict[int, str] | None = None,
+        traced: bool = False,
+        owner: Any = None,
     ) -> None:
         self.values = values
         self.device = device
@@ -61,6 +77,8 @@ class Binding:
         self.key = key
         self.state: dict[Any, jax.Array] = {}
         self.block_names = block_names or {}
+        self.traced = traced
+        self.owner = owner
         self._key_uses: dict[str, int] = {}
 
     @property
@@ -70,11 +88,17 @@ class Binding:
     def block_key(self, block: object) -> jax.Array:
         """The PRNG key of ``block``'s call: the binding's key folded with the block's structural name
         and how many times that block was called before in this binding."""
-        if self.key is None:
-            from ..np import random
-
-            return random.next_key()
         name = self.block_names.get(id(block), type(block).__name__)
+        if self.key is None:
+            if self.traced:
+                where = f"{type(block).__name__} {name!r}" if name else type(block).__name__
+                raise MissingKeyError(
+                    f"{where} needs randomness in training mode, but "
+                    f"{type(self.owner).__name__}.functional_call runs under jax.jit/grad/vmap without a "
+                    "key, where a key drawn now would repeat on every call. Pass key=jax.random.key(...) "
+                    "(a fresh one per step) to functional_call, or call with training=False."
+                )
+            return random.next_key()
         uses = self._key_uses.get(name, 0)
         self._key_uses[name] = uses + 1
         return jax.random.fold_in(name_key(self.key, name), uses)
@@ -84,7 +108,11 @@ class Binding:
         if stack is None:
             stack = _local.stack = []
         stack.append(self)
+        if self.values is not None:
+            self._prev_training = mode.set_training(self.training)
         return self
 
     def __exit__(self, *exc: object) -> None:
         _local.stack.pop()
+        if self.values is not None:
+            mode.set_training(self._prev_training)

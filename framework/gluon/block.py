@@ -23,15 +23,19 @@ import itertools
 import re
 import threading
 import warnings
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 import jax
 
+from .. import _compile
 from .. import device as _device
-from ..autograd import tape
-from ..autograd.recorded import Recorded
+from ..autograd import mode, tape
+from ..autograd.tape import Recorded
+from ..base import StrictKwargs, check_kwargs, init_arguments
+from ..np import random
 from . import binding as _binding
 from ._inputs import check_inputs
 from .hooks import HookHandle
@@ -52,6 +56,10 @@ def _inferring() -> bool:
     return getattr(_infer, "active", False)
 
 
+def _has_tracer(tree: Any) -> bool:
+    return any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves(tree))
+
+
 def _input_device(args: tuple, params: ParameterDict) -> jax.Device:
     for a in jax.tree_util.tree_leaves(args, is_leaf=lambda x: isinstance(x, Recorded)):
         if isinstance(a, Recorded):
@@ -66,7 +74,7 @@ def _input_device(args: tuple, params: ParameterDict) -> jax.Device:
     return _device.current_device()
 
 
-class Block:
+class Block(StrictKwargs):
     """Base class of all layers and models. Assign Blocks and Parameters as attributes to register them.
 
     Subclasses define ``forward(*inputs)``; parameters are read with ``self.weight.data()``.
@@ -75,6 +83,8 @@ class Block:
     _transient = False  # a helper block around others' Parameters (does not rename them)
 
     def __init__(self, prefix: str | None = None, params: Any = None, **kwargs: Any) -> None:
+        if kwargs:  # a subclass passed on what it did not take (StrictKwargs checked the call)
+            check_kwargs(type(self).__name__, kwargs, init_arguments(type(self)) - set(kwargs))
         object.__setattr__(self, "_children", OrderedDict())
         object.__setattr__(self, "_reg_params", OrderedDict())
         object.__setattr__(self, "_forward_hooks", OrderedDict())
@@ -161,8 +171,15 @@ class Block:
                 walk(child, f"{prefix}{name}.")
 
         walk(self, "")
-        object.__setattr__(self, "_structure_cache", (_epoch[0], params, blocks, every))
+        object.__setattr__(self, "_structure_cache", (_epoch[0], params, blocks, every,
+                                                      (tuple(params), tuple(blocks.items()))))
         return params, blocks
+
+    def _structure_key(self) -> tuple:
+        """A hashable description of the tree (parameter names, blocks): part of a program's key, so
+        that adding or replacing a child compiles afresh."""
+        self._structure()
+        return self._structure_cache[4]
 
     def collect_params(self, select: str | None = None) -> ParameterDict:
         """All Parameters of this tree keyed by structural name; ``select`` is a regex on the names.
@@ -254,11 +271,24 @@ class Block:
                     f"parameter of collect_params() (missing: {sorted(set(named) - set(params))})."
                 )
         names_of = {p: n for n, p in named.items()}
-        with _binding.Binding(values, training=training, key=key, block_names=blocks) as b:
-            out = self.forward(*inputs)
+        traced = key is None and (_has_tracer(params) or _has_tracer(inputs))
+        with _binding.Binding(values, training=training, key=key, block_names=blocks,
+                              traced=traced, owner=self) as b:
+            out = self._invoke_forward(*inputs)
         if return_state:
             return out, {names_of[p]: v for p, v in b.state.items()}
+        if b.state:
+            changed = ", ".join(sorted(names_of[p] for p in b.state))
+            raise _binding.StateDroppedError(
+                f"{type(self).__name__}.functional_call(training=True) updated state ({changed}) that a "
+                "pure call cannot store; pass return_state=True and keep the returned state, or call with "
+                "training=False."
+            )
         return out
+
+    def _invoke_forward(self, *args: Any) -> Any:
+        """Run this block's math: ``forward`` (the hook where 1.x's ``hybrid_forward`` plugs in)."""
+        return self.forward(*args)
 
     # ------------------------------------------------------------------ the shell
     def __call__(self, *args: Any) -> Any:
@@ -273,58 +303,42 @@ class Block:
     def _call(self, *args: Any) -> Any:
         bound = _binding.current()
         if bound is not None and bound.values is not None:  # inside a pure call
-            return self.forward(*args)
+            return self._invoke_forward(*args)
         if _inferring():
             self._infer_own(args)
             with _binding.Binding(device=None):
-                return self.forward(*args)
+                return self._invoke_forward(*args)
         params = self._structure()[0]  # the cached tree (collect_params() returns a copy)
         if any(p._data is None for p in params.values()):
             self._deferred_infer(args, params)
-        if any(isinstance(a, jax.core.Tracer) for a in jax.tree_util.tree_leaves(args)):
-            # called inside the user's own jit/grad/vmap: stay pure, parameters enter as constants
-            from ..np import random
-
-            return self.functional_call(params.values_on(), *args, training=tape.is_training(),
-                                        key=random.next_key())
-        if not tape.is_recording():
+        if _has_tracer(args):
+            # called inside the user's own jit/grad/vmap: stay pure, parameters enter as constants;
+            # randomness needs an explicit key there (functional_call(key=...)), state cannot be kept
+            return self.functional_call(params.values_on(), *args, training=mode.is_training())
+        if not mode.is_recording():
             args = tape.values_of(args)
         dev = _input_device(args, params)
         if self._runs_compiled():
             return self._call_compiled(dev, params, args)
         with _binding.Binding(device=dev):
-            return self.forward(*args)
+            return self._invoke_forward(*args)
 
     def _runs_compiled(self) -> bool:
         return False
 
     def _call_compiled(self, dev: jax.Device, params: ParameterDict, args: tuple) -> Any:
         values = params.values_on(dev)
-        training = tape.is_training()
-        from ..np import random
-
+        training = mode.is_training()
         key = random.next_key_parts(device=dev)
-        if tape.is_recording():
-            return tape.record_block(self, self._jitted(training, True), training, values, params, key,
+        if mode.is_recording():
+            treedef = jax.tree_util.tree_structure(args, is_leaf=lambda x: isinstance(x, Recorded))
+            desc = ("block", weakref.ref(self), training, treedef, tuple(values))
+            return tape.record_block(self, desc, [(params[n], v) for n, v in values.items()], key,
                                      args, dev)
-        return self._jitted(training, False)(values, key, *args)
-
-    def _jitted(self, training: bool, return_state: bool) -> Callable:
-        epoch, cache = self.__dict__.get("_jit_cache") or (None, None)
-        if epoch != _epoch[0]:  # the tree changed (a child added or replaced): compile afresh
-            cache = {}
-            object.__setattr__(self, "_jit_cache", (_epoch[0], cache))
-        fn = cache.get((training, return_state))
-        if fn is None:
-            def call(params, key_parts, *args):  # key_parts: (base key, count), see np.random
-                # at trace time only: the input signature export() traces with (MXNet exports the last one)
-                self.__dict__["_traced_inputs"] = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in args]
-                key = jax.random.fold_in(*key_parts)
-                return self.functional_call(params, *args, training=training, key=key,
-                                            return_state=return_state)
-
-            fn = cache[(training, return_state)] = jax.jit(call)
-        return fn
+        # MXNet commits BatchNorm statistics at backward only: train_mode() without record()
+        # computes them and keeps the running ones (tests/gluon/nn/test_nn_reference.py)
+        out, _state = _compile.block_program(self, training, True)(values, key, *args)
+        return out
 
     # ------------------------------------------------------------------ deferred shape inference
     def _deferred_infer(self, args: tuple, params: ParameterDict) -> None:
@@ -338,12 +352,12 @@ class Block:
             lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype) if hasattr(a, "shape") else a, args,
             is_leaf=lambda x: isinstance(x, Recorded))
         _infer.active = True
-        prev = tape.set_recording(False)
+        prev = mode.set_recording(False)
         try:
             jax.eval_shape(lambda *xs: self._call(*xs), *abstract)
         finally:
             _infer.active = False
-            tape.set_recording(prev)
+            mode.set_recording(prev)
 
     def _infer_own(self, args: tuple) -> None:
         own = [p for p in self._reg_params.values() if p is not None and p._data is None]
@@ -407,7 +421,7 @@ class HybridBlock(Block):
 
     def hybridize(self, active: bool = True, **kwargs: Any) -> None:
         object.__setattr__(self, "_active", active)
-        self.__dict__.pop("_jit_cache", None)
+        _compile.forget(self)
         super().hybridize(active, **kwargs)
 
     def _runs_compiled(self) -> bool:
@@ -417,8 +431,6 @@ class HybridBlock(Block):
         """The PRNG key of this call (derived from the call's key and this block's structural name)."""
         bound = _binding.current()
         if bound is None:
-            from ..np import random
-
             return random.next_key()
         return bound.block_key(self)
 

@@ -23,14 +23,21 @@ import jax.numpy as jnp
 import numpy as onp
 
 from .. import device as _device
+from ..autograd import mode as _mode
+from ..autograd import tape as _tape
+from ..base import FrameworkError
 from . import binding as _binding
 
-__all__ = ["Parameter", "ParameterDict", "DeferredInitializationError", "Constant"]
+__all__ = ["Parameter", "ParameterDict", "DeferredInitializationError", "TracedValueError", "Constant"]
 
 _GRAD_REQS = ("write", "add", "null")
 
 
-class DeferredInitializationError(RuntimeError):
+class TracedValueError(FrameworkError, TypeError):
+    """A traced value (inside jax.jit/grad/vmap) was about to be stored on a Parameter."""
+
+
+class DeferredInitializationError(FrameworkError, RuntimeError):
     """A parameter's value was asked for before the first forward pass fixed its shape."""
 
 
@@ -261,11 +268,8 @@ class Parameter:
         data = self._check_initialized()
         dev = self._pick_device(data, device if device is not None else ctx)
         value = data[dev]
-        if self._grad_req != "null":
-            from ..autograd import tape
-
-            if tape.is_recording():
-                return tape.parameter_leaf(self, dev, value)
+        if self._grad_req != "null" and _mode.is_recording():
+            return _tape.parameter_leaf(self, dev, value)
         return value
 
     def list_data(self) -> list[jax.Array]:
@@ -303,6 +307,13 @@ class Parameter:
             bound.values[self] = data
             bound.state[self] = data
             return
+        if any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves(data)):
+            raise TracedValueError(
+                f"Parameter '{self._structural_name or self.name}'.set_data got a traced value (inside "
+                "jax.jit, grad or vmap): a Parameter stores concrete arrays, and a tracer stored now would "
+                "fail later. Return the new value from the traced function and call set_data on the "
+                "result, or compute state with functional_call(..., return_state=True)."
+            )
         value = jnp.asarray(data, self.dtype)
         if self._shape is not None and not self._known:
             self.shape = value.shape

@@ -28,6 +28,8 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
+from .. import _compile
+from ..base import StrictKwargs
 from . import _trainer_states
 from .parameter import Parameter, ParameterDict
 
@@ -94,7 +96,7 @@ def _check_batch_size(method: str, batch_size: Any) -> None:
                      f"trainer.{method}(data.shape[0]).")
 
 
-class Trainer:
+class Trainer(StrictKwargs):
     """Applies an optimizer to a set of Parameters (MXNet's signature).
 
     ``skip_nonfinite=True`` (keyword-only): a step whose summed gradients hold a NaN or an infinity
@@ -178,12 +180,14 @@ class Trainer:
             p._check_initialized()
             if p._grad is None:
                 raise RuntimeError(f"Parameter '{name}' has grad_req={p.grad_req!r} but no gradient buffer.")
+        _compile.forget(self)  # programs of an earlier optimizer transformation
         lr_mult = {n: p.lr_mult for n, p in self._trainable}
         wd_mult = {n: p.wd_mult for n, p in self._trainable}
         self._tx = self._optimizer.to_optax(lr_mult=lr_mult, wd_mult=wd_mult)
         for dev in self._devices():
             values = {n: p._data[dev] for n, p in self._trainable}
-            self._states[dev] = jax.device_put(jax.jit(self._tx.init)(values), dev)
+            init = _compile.jit(("optimizer_init", id(self._tx)), lambda: self._tx.init, owner=self)
+            self._states[dev] = jax.device_put(init(values), dev)
         tx = self._tx
         from .. import optimizer as _opt
 
@@ -216,7 +220,7 @@ class Trainer:
                 skipped = skipped + jnp.where(finite, 0, 1).astype(skipped.dtype)
             return new, new_state, total, skipped
 
-        self._update_fn = jax.jit(update, static_argnums=3)
+        self._update_fn = _compile.jit(("update", id(tx)), lambda: update, owner=self, static_argnums=3)
 
     def step(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
         """Sum gradients over devices, rescale by ``1/batch_size`` and update every Parameter."""

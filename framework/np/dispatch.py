@@ -14,11 +14,11 @@ import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..autograd import tape
+
 
 def recordable(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Wrap ``fn`` so that calls with recorded arguments are recorded."""
-    from ..autograd import tape
-
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         # a generator or other iterator is read once here, not once by the check and again by fn

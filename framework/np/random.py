@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
+from .. import _compile
 from .creation import place
 
 __all__ = [
@@ -74,7 +75,15 @@ def next_key(*, device: jax.Device | None = None) -> jax.Array:
     return _fold_in(*next_key_parts(device=device))
 
 
-_fold_in = jax.jit(jax.random.fold_in)
+class _Programs:
+    """The owner of this module's compiled program (see :mod:`framework._compile`)."""
+
+
+_programs = _Programs()
+
+
+def _fold_in(key: jax.Array, count: Any) -> jax.Array:
+    return _compile.jit(("fold_in",), lambda: jax.random.fold_in, owner=_programs)(key, count)
 
 
 def _shape(size: Any) -> tuple[int, ...]:

@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import numpy as onp
 import optax
 
+from ..base import StrictKwargs
 from .indexed import IndexedUpdates
 
 __all__ = ["Optimizer", "OptimizerState", "register", "create", "set_hyperparams", "get_hyperparams"]
@@ -167,7 +168,7 @@ def _named_leaves(tree: Any, what: str) -> tuple[list[str], list[Any], Any]:
     return names, [v for _, v in leaves], treedef
 
 
-class Optimizer(IndexedUpdates):
+class Optimizer(StrictKwargs, IndexedUpdates):
     """Base class of MXNet optimizers (MXNet 1.9.1's constructor and host-side semantics).
 
     Subclasses define ``_init_slots(name, weight) -> tuple`` and

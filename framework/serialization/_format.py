@@ -13,6 +13,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as onp
 
+from ..base import FrameworkError
+
 __all__ = [
     "ParamsFormatError",
     "LIST_MAGIC",
@@ -69,7 +71,7 @@ MAX_NDIM = 32
 MAX_EXTENT_BYTES = 2**62
 
 
-class ParamsFormatError(ValueError):
+class ParamsFormatError(FrameworkError, ValueError):
     """A ``.params`` file (or byte string) is truncated, corrupted or not an MXNet NDArray file.
 
     ``source`` names the file (``"<bytes>"`` for in-memory data), ``offset`` is the byte where reading

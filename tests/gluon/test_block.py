@@ -5,7 +5,8 @@ import jax.numpy as jnp
 import numpy as onp
 import pytest
 
-from framework import gluon, np, npx
+import framework
+from framework import autograd, gluon, np, npx
 from framework.gluon import nn
 from train.lenet import lenet
 
@@ -209,3 +210,50 @@ def test_summary_prints_counts(capsys):
     net.summary(np.ones((1, 1, 28, 28)))
     out = capsys.readouterr().out
     assert "Total params: 60170" in out and "Conv2D-1" in out
+
+
+# ------------------------------------------------------------------ mode and randomness are explicit inputs
+def _dropout_net():
+    net = nn.HybridSequential()
+    net.add(nn.Dense(16, in_units=4), nn.Dropout(0.5))
+    net.initialize()
+    return net
+
+
+def test_block_on_tracers_needs_a_key_for_randomness():
+    net = _dropout_net()
+    x = np.ones((2, 4))
+    with autograd.train_mode(), pytest.raises(ValueError, match=r"Dropout '1' needs randomness.*key="):
+        jax.jit(lambda v: net(v))(x)
+    params = net.collect_params().values_on()
+    with pytest.raises(framework.FrameworkError, match=r"Dropout '1'.*functional_call.*key=jax\.random\.key"):
+        jax.jit(lambda p, v: net.functional_call(p, v, training=True))(params, x)
+    run = jax.jit(lambda p, v, k: net.functional_call(p, v, training=True, key=k))
+    a, b = run(params, x, jax.random.key(0)), run(params, x, jax.random.key(1))
+    assert not bool((a == b).all())  # the mask follows the key (main: one mask drawn at trace time)
+    onp.testing.assert_array_equal(a, run(params, x, jax.random.key(0)))
+
+
+def test_batchnorm_state_returned_or_error_under_jit():
+    net = nn.HybridSequential()
+    net.add(nn.Dense(3, in_units=2), nn.BatchNorm(in_channels=3))
+    net.initialize()
+    params, x = net.collect_params().values_on(), np.arange(8.0).reshape(4, 2)
+    with pytest.raises(RuntimeError, match=r"state \(1\.running_mean, 1\.running_var\).*return_state"):
+        jax.jit(lambda p: net.functional_call(p, x, training=True))(params)
+    _, state = jax.jit(lambda p: net.functional_call(p, x, training=True, return_state=True))(params)
+    assert sorted(state) == ["1.running_mean", "1.running_var"]
+    assert float(np.abs(state["1.running_mean"]).sum()) > 0
+
+
+def test_set_data_with_tracer_says_where_and_why():
+    layer = nn.Dense(2, in_units=2)
+    layer.initialize()
+
+    def bad(w):
+        layer.weight.set_data(w * 2)
+        return w
+
+    with pytest.raises(TypeError, match=r"Parameter 'weight'\.set_data got a traced value \(inside jax\.jit"):
+        jax.jit(bad)(np.ones((2, 2)))
+    assert not isinstance(layer.weight.data(), jax.core.Tracer)

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as onp
 
+from ...base import FrameworkError
 from ._batching import aligned_empty, make_batch
 
 __all__ = ["ThreadPool", "ProcessPool", "pickle_for_workers", "UnpicklableDatasetError"]
@@ -45,7 +46,7 @@ _TIMEOUT_HINT = ("This might be caused by a slow transform: increase timeout= to
                  "in each worker.")
 
 
-class UnpicklableDatasetError(TypeError):
+class UnpicklableDatasetError(FrameworkError, TypeError):
     """The dataset (or batchify function) cannot be sent to a worker process."""
 
 

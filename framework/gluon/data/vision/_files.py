@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as onp
 
+from ....base import FrameworkError
 from .catalogue import entry_for
 
 __all__ = ["DatasetNotFoundError", "DataFileError", "framework_home", "cache_dir", "search_dirs",
@@ -33,11 +34,11 @@ _cache: dict[tuple[Any, ...], Any] = {}
 _cache_lock = threading.Lock()
 
 
-class DatasetNotFoundError(FileNotFoundError):
+class DatasetNotFoundError(FrameworkError, FileNotFoundError):
     """None of the places a dataset is looked for holds it; the message says where and how to fix it."""
 
 
-class DataFileError(ValueError):
+class DataFileError(FrameworkError, ValueError):
     """A dataset file is truncated, corrupt, or not the file it is named after."""
 
 

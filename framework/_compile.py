@@ -1,0 +1,170 @@
+"""The compile layer: the ONE module of the framework that calls ``jax.jit`` and ``jax.pmap``.
+
+Everything the framework compiles -- a Block's forward (hybridized, built-in layer by layer, replayed by
+the autograd recorder), the recorder's backward program, the Trainer's update and the data-parallel
+training step -- is asked for here with a *description*: a pure, hashable value saying what to compile
+(function identity, static arguments tagged with their type so ``0``, ``False`` and ``0.0`` differ, tree
+structures, input references, the training flag) and a ``build`` callable that makes the function from
+it. A description never holds an array or a recorded value, so no cache keeps one alive.
+
+Caches are per *owner* (a Block, a Trainer, a DataParallel step): stored on the owner, registered here
+weakly, so they die with it. Descriptions without an owner (recorded computations) share one bounded
+LRU. :func:`clear_caches` (also ``framework.clear_caches()``) empties all of them.
+
+>>> import jax.numpy as jnp
+>>> f = jit(("doc", "square"), lambda: lambda x: x * x)
+>>> float(f(jnp.float32(3.0))), f is jit(("doc", "square"), lambda: None)
+(9.0, True)
+>>> static(0) == static(False), static(2) == static(2.0)
+(False, False)
+>>> thaw(static((1, slice(None, 2), [True])))
+(1, slice(None, 2, None), [True])
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+import jax
+
+__all__ = ["jit", "pmap", "static", "thaw", "clear_caches", "on_clear", "block_function",
+           "block_program", "Opaque", "forget"]
+
+_lock = threading.RLock()
+_owners: weakref.WeakSet = weakref.WeakSet()
+_shared: OrderedDict = OrderedDict()
+_SHARED_MAX = 256
+_clear_hooks: list[Callable[[], None]] = []
+
+
+# ------------------------------------------------------------------------------------ descriptions
+class Opaque:
+    """An unhashable static argument, compared by identity (its program is not shared)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+_SCALARS = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis))
+
+
+def static(x: Any) -> Hashable:
+    """A hashable description of a static (non-array) argument, tagged with its type."""
+    if isinstance(x, _SCALARS):
+        return (type(x), x)
+    if isinstance(x, slice):
+        return (slice, static(x.start), static(x.stop), static(x.step))
+    if isinstance(x, (list, tuple)) and type(x) in (list, tuple):
+        return (type(x), tuple(static(v) for v in x))
+    try:
+        hash(x)
+    except TypeError:
+        return (Opaque, Opaque(x))
+    return (type(x), x)
+
+
+def thaw(d: Hashable) -> Any:
+    """The value a :func:`static` description stands for."""
+    kind, *rest = d  # type: ignore[misc]
+    if kind is slice:
+        return slice(*(thaw(v) for v in rest))
+    if kind in (list, tuple):
+        return kind(thaw(v) for v in rest[0])
+    if kind is Opaque:
+        return rest[0].value
+    return rest[0]
+
+
+# ------------------------------------------------------------------------------------------ caches
+def _cache(owner: Any) -> dict:
+    if owner is None:
+        return _shared
+    cache = owner.__dict__.get("_compiled")
+    if cache is None:
+        cache = {}
+        owner.__dict__["_compiled"] = cache
+        _owners.add(owner)
+    return cache
+
+
+def _lookup(desc: Hashable, owner: Any, make: Callable[[], Callable]) -> Callable:
+    with _lock:
+        cache = _cache(owner)
+        fn = cache.get(desc)
+        if fn is None:
+            fn = cache[desc] = make()
+            if owner is None and len(_shared) > _SHARED_MAX:
+                _shared.popitem(last=False)
+        elif owner is None:
+            _shared.move_to_end(desc)
+    return fn
+
+
+def jit(desc: Hashable, build: Callable[[], Callable], *, owner: Any = None,
+        static_argnums: int | Sequence[int] = (), donate_argnums: int | Sequence[int] = ()) -> Callable:
+    """The compiled program for ``desc`` (``jax.jit(build())``, made once per owner and description)."""
+    return _lookup(("jit", desc), owner, lambda: jax.jit(build(), static_argnums=static_argnums,
+                                                          donate_argnums=donate_argnums))
+
+
+def pmap(desc: Hashable, build: Callable[[], Callable], *, owner: Any, axis_name: str,
+         devices: Sequence[jax.Device], static_broadcasted_argnums: int | Sequence[int] = (),
+         donate_argnums: int | Sequence[int] = ()) -> Callable:
+    """The program for ``desc`` mapped over ``devices`` (``jax.pmap``), made once per owner."""
+    key = ("pmap", desc, axis_name, tuple(devices))
+    return _lookup(key, owner, lambda: jax.pmap(
+        build(), axis_name=axis_name, devices=list(devices),
+        static_broadcasted_argnums=static_broadcasted_argnums, donate_argnums=donate_argnums))
+
+
+def forget(owner: Any) -> None:
+    """Drop the programs cached for ``owner`` (its structure or mode of compilation changed)."""
+    with _lock:
+        owner.__dict__.pop("_compiled", None)
+        _owners.discard(owner)
+
+
+def on_clear(hook: Callable[[], None]) -> Callable[[], None]:
+    """Register ``hook`` to run in :func:`clear_caches` (for caches of descriptions, e.g. shapes)."""
+    _clear_hooks.append(hook)
+    return hook
+
+
+def clear_caches() -> None:
+    """Forget every compiled program and cached description (programs are rebuilt on demand)."""
+    with _lock:
+        for owner in list(_owners):
+            owner.__dict__.pop("_compiled", None)
+        _owners.clear()
+        _shared.clear()
+        for hook in _clear_hooks:
+            hook()
+
+
+# ---------------------------------------------------------------------------------- Block forward
+def block_function(block: Any, training: bool, return_state: bool) -> Callable:
+    """The pure forward of ``block``: ``f(params, (base key, count), *inputs)``.
+
+    The key stream's count is folded in inside the program (no dispatch of its own). The function
+    refers to the block weakly: a compiled program never keeps a Block alive.
+    """
+    ref = weakref.ref(block)
+
+    def forward(params: dict[str, Any], key_parts: tuple[Any, Any], *inputs: Any) -> Any:
+        key = jax.random.fold_in(*key_parts)
+        return ref().functional_call(params, *inputs, training=training, key=key,
+                                     return_state=return_state)
+
+    return forward
+
+
+def block_program(block: Any, training: bool, return_state: bool) -> Callable:
+    """``block_function`` compiled, cached on the block (one program per mode and input structure)."""
+    return jit(("forward", training, return_state),
+               lambda: block_function(block, training, return_state), owner=block)
