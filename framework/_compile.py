@@ -23,6 +23,7 @@ LRU. :func:`clear_caches` (also ``framework.clear_caches()``) empties all of the
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from collections import OrderedDict
@@ -32,7 +33,8 @@ from typing import Any
 import jax
 
 __all__ = ["jit", "pmap", "static", "thaw", "clear_caches", "on_clear", "block_function",
-           "block_program", "Opaque", "forget"]
+           "block_program", "Opaque", "forget",
+           "register_rewrite", "rewrites", "rewrites_enabled", "sequence_plan", "rewrite_listing"]
 
 _lock = threading.RLock()
 _owners: weakref.WeakSet = weakref.WeakSet()
@@ -147,24 +149,95 @@ def clear_caches() -> None:
             hook()
 
 
-# ---------------------------------------------------------------------------------- Block forward
-def block_function(block: Any, training: bool, return_state: bool) -> Callable:
-    """The pure forward of ``block``: ``f(params, (base key, count), *inputs)``.
+# ------------------------------------------------------------------------------------- rewrites
+class Rewrite:
+    """A registered backend rewrite of a Block tree: ``match(children, platform)`` returns, for a
+    container's children run in sequence, a list of steps (a child, or a stand-in that computes several
+    consecutive children at once), or None when it changes nothing."""
 
-    The key stream's count is folded in inside the program (no dispatch of its own). The function
-    refers to the block weakly: a compiled program never keeps a Block alive.
+    __slots__ = ("name", "platforms", "match", "applied")
+
+    def __init__(self, name: str, platforms: tuple[str, ...], match: Callable) -> None:
+        self.name, self.platforms, self.match = name, platforms, match
+        self.applied = 0  # how many container plans used it (a debug counter)
+
+
+_rewrites: dict[str, Rewrite] = {}
+
+
+def register_rewrite(name: str, platforms: Sequence[str], match: Callable) -> Rewrite:
+    """Register a rewrite pass, applied by default on arrays of ``platforms`` (e.g. ``('cpu',)``)."""
+    rw = _rewrites[name] = Rewrite(name, tuple(platforms), match)
+    return rw
+
+
+def rewrites_enabled() -> bool:
+    """The one switch: ``FRAMEWORK_FAST_CPU=0`` turns every backend rewrite (and npx's fast CPU
+    kernels) off; read at each plan, so it can change at run time."""
+    return os.environ.get("FRAMEWORK_FAST_CPU", "1") != "0"
+
+
+def rewrites() -> dict[str, Rewrite]:
+    """The registered rewrites by name."""
+    return dict(_rewrites)
+
+
+def sequence_plan(owner: Any, children: Sequence[Any], platform: str,
+                  forced: tuple[str, ...] = ()) -> list[Any]:
+    """The steps that run ``children`` in sequence on ``platform``: each registered rewrite for that
+    platform (or named in ``forced``, the explicit ``optimize_for(backend=...)``) in turn; cached on
+    ``owner`` by the children, their hooks, the platform and the switch."""
+    hooked = tuple(bool(c._forward_hooks or c._forward_pre_hooks) for c in children)
+    on = rewrites_enabled()
+    desc = ("sequence", tuple(children), hooked, platform, on, forced)
+
+    def make() -> list[Any]:
+        steps: list[Any] = list(children)
+        log: list[tuple[str, tuple[int, ...]]] = []
+        if not on:
+            return [steps, log]
+        for rw in _rewrites.values():
+            if platform in rw.platforms or rw.name in forced:
+                new = rw.match(steps, platform)
+                if new is not None:
+                    rw.applied += 1
+                    log += [(rw.name, tuple(children.index(b) for b in step.rewrites_of))
+                            for step in new if getattr(step, "rewrites_of", None)]
+                    steps = new
+        return [steps, log]
+
+    return _lookup(desc, owner, make)[0]
+
+
+def rewrite_listing(owner: Any) -> list[tuple[str, str, tuple[int, ...]]]:
+    """(pass name, platform, child indices) of every rewrite planned for ``owner`` (its debug listing)."""
+    out = []
+    for desc, plan in owner.__dict__.get("_compiled", {}).items():
+        if isinstance(desc, tuple) and desc and desc[0] == "sequence":
+            out += [(name, desc[3], where) for name, where in plan[1]]
+    return out
+
+
+# ---------------------------------------------------------------------------------- Block forward
+def block_function(block: Any, training: bool, return_state: bool, device: Any = None) -> Callable:
+    """The pure forward of ``block`` on ``device``: ``f(params, (base key, count), *inputs)``.
+
+    The key stream's count is folded in inside the program (no dispatch of its own); the device picks
+    the backend rewrites. The function refers to the block weakly: a compiled program never keeps a
+    Block alive.
     """
     ref = weakref.ref(block)
 
     def forward(params: dict[str, Any], key_parts: tuple[Any, Any], *inputs: Any) -> Any:
         key = jax.random.fold_in(*key_parts)
         return ref().functional_call(params, *inputs, training=training, key=key,
-                                     return_state=return_state)
+                                     return_state=return_state, device=device)
 
     return forward
 
 
-def block_program(block: Any, training: bool, return_state: bool) -> Callable:
-    """``block_function`` compiled, cached on the block (one program per mode and input structure)."""
-    return jit(("forward", training, return_state),
-               lambda: block_function(block, training, return_state), owner=block)
+def block_program(block: Any, training: bool, return_state: bool, device: Any = None) -> Callable:
+    """``block_function`` compiled, cached on the block (one program per mode, device and input
+    structure)."""
+    return jit(("forward", training, return_state, device),
+               lambda: block_function(block, training, return_state, device), owner=block)

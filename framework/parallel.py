@@ -29,6 +29,9 @@ import numpy as onp
 import optax
 
 from . import _compile
+from . import optimizer as _opt
+from .gluon.block import Block
+from .np import random
 
 __all__ = ["DataParallel", "initialize", "process_index", "process_count", "local_devices"]
 
@@ -87,8 +90,6 @@ def _first(x: jax.Array) -> jax.Array:
 
 
 def _loss_call(loss_fn: Any) -> Callable:
-    from .gluon.block import Block
-
     if isinstance(loss_fn, Block):
         return lambda out, label: loss_fn.functional_call({}, out, label)
     return loss_fn
@@ -169,8 +170,6 @@ class DataParallel:
         return jax.sharding.NamedSharding(mesh, spec)
 
     def _grads_and_update(self, train, state, opt_state, data, label, weight, key, lr, rescale):
-        from . import optimizer as _opt
-
         dev_key = jax.random.fold_in(jax.random.wrap_key_data(key), jax.lax.axis_index(self.axis_name))
 
         def objective(p):
@@ -223,8 +222,6 @@ class DataParallel:
         self._batch = max(self._batch, math.ceil(b / self.n_local) * self.n_local)
         weight = onp.zeros((self._batch,), onp.float32)
         weight[:b] = 1.0
-        from .np import random
-
         key = random.next_key()
         lr, rescale = self._next_hyper(batch_size or b * jax.process_count())
         args = (self._shard(data, self._batch), self._shard(label, self._batch), None,
@@ -300,8 +297,6 @@ class DataParallel:
         computed on the devices; the last batch is kept, padded and masked, as
         ``DataLoader(last_batch='keep')``.
         """
-        from .np import random
-
         n_total = int(data.shape[0])
         if batch_size % self.n:
             raise ValueError(

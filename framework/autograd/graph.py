@@ -88,8 +88,8 @@ def node_function(desc: Any) -> Callable[[Sequence[Any], Sequence[Any]], Any]:
             return fn(*args, **kwargs)
 
         return op
-    _, ref, training, _treedef, names = desc
-    forward = _compile.block_function(ref(), training, True)
+    _, ref, training, _treedef, names, device = desc
+    forward = _compile.block_function(ref(), training, True, device)
 
     def block(params: Sequence[Any], dyn: Sequence[Any]) -> Any:  # dyn = (base key, count, *inputs)
         return forward(dict(zip(names, params, strict=True)), (dyn[0], dyn[1]), *dyn[2:])

@@ -37,6 +37,8 @@ from ..autograd.tape import Recorded
 from ..base import StrictKwargs, check_kwargs, init_arguments
 from ..np import random
 from . import binding as _binding
+from . import persist as _persist
+from . import summary as _summary
 from ._inputs import check_inputs
 from .hooks import HookHandle
 from .parameter import DeferredInitializationError, Parameter, ParameterDict
@@ -54,6 +56,10 @@ def _bump() -> None:
 
 def _inferring() -> bool:
     return getattr(_infer, "active", False)
+
+
+_MXNET_OPTIMIZE_OPTIONS = ("partition_if_dynamic", "static_alloc", "static_shape", "inline_limit",
+                           "forward_bulk_size", "backward_bulk_size")
 
 
 def _has_tracer(tree: Any) -> bool:
@@ -254,11 +260,16 @@ class Block(StrictKwargs):
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def functional_call(self, params: dict[str, Any], *inputs: Any, training: bool = False,
-                        key: jax.Array | None = None, return_state: bool = False) -> Any:
+                        key: jax.Array | None = None, return_state: bool = False,
+                        device: jax.Device | None = None) -> Any:
         """Run ``forward`` on ``params`` (structural name -> array) with no framework state.
 
         ``return_state=True`` returns ``(outputs, new_state)`` where ``new_state`` maps the names of
-        non-trained parameters updated in training mode (BatchNorm statistics) to their new values.
+        non-trained parameters updated in training mode (BatchNorm statistics) to their new values;
+        without it, a call that updates state raises rather than dropping it. Layers that need
+        randomness in training mode use ``key`` (required under ``jax.jit``/``grad``/``vmap``).
+        ``device`` is the device the arrays will be on, which picks the backend rewrites (default: the
+        inputs' device, or the default backend's under a trace).
         """
         named, blocks = self._structure()
         values: dict[Parameter, Any] = {}
@@ -272,7 +283,7 @@ class Block(StrictKwargs):
                 )
         names_of = {p: n for n, p in named.items()}
         traced = key is None and (_has_tracer(params) or _has_tracer(inputs))
-        with _binding.Binding(values, training=training, key=key, block_names=blocks,
+        with _binding.Binding(values, training=training, key=key, block_names=blocks, device=device,
                               traced=traced, owner=self) as b:
             out = self._invoke_forward(*inputs)
         if return_state:
@@ -332,12 +343,12 @@ class Block(StrictKwargs):
         key = random.next_key_parts(device=dev)
         if mode.is_recording():
             treedef = jax.tree_util.tree_structure(args, is_leaf=lambda x: isinstance(x, Recorded))
-            desc = ("block", weakref.ref(self), training, treedef, tuple(values))
+            desc = ("block", weakref.ref(self), training, treedef, tuple(values), dev)
             return tape.record_block(self, desc, [(params[n], v) for n, v in values.items()], key,
                                      args, dev)
         # MXNet commits BatchNorm statistics at backward only: train_mode() without record()
         # computes them and keeps the running ones (tests/gluon/nn/test_nn_reference.py)
-        out, _state = _compile.block_program(self, training, True)(values, key, *args)
+        out, _state = _compile.block_program(self, training, True, dev)(values, key, *args)
         return out
 
     # ------------------------------------------------------------------ deferred shape inference
@@ -383,21 +394,15 @@ class Block(StrictKwargs):
             child.hybridize(active, **kwargs)
 
     def summary(self, *inputs: Any) -> None:
-        from .summary import summary
-
-        summary(self, *inputs)
+        _summary.summary(self, *inputs)
 
     def save_parameters(self, filename: str, deduplicate: bool = False) -> None:
-        from .persist import save_parameters
-
-        save_parameters(self, filename, deduplicate=deduplicate)
+        _persist.save_parameters(self, filename, deduplicate=deduplicate)
 
     def load_parameters(self, filename: str, ctx: Any = None, allow_missing: bool = False,
                         ignore_extra: bool = False, cast_dtype: bool = False,
                         dtype_source: str = "current", *, device: Any = None) -> None:
-        from .persist import load_parameters
-
-        load_parameters(self, filename, device if device is not None else ctx, allow_missing,
+        _persist.load_parameters(self, filename, device if device is not None else ctx, allow_missing,
                         ignore_extra, cast_dtype, dtype_source)
 
     def __repr__(self) -> str:
@@ -443,7 +448,19 @@ class HybridBlock(Block):
 
         return export_block(self, path, epoch, remove_amp_cast, inputs=inputs)
 
-    def optimize_for(self, x: Any, *args: Any, backend: Any = None, **kwargs: Any) -> None:
+    def optimize_for(self, x: Any, *args: Any, backend: str | list[str] | None = None,
+                     backend_opts: Any = None, clear: bool = True, **kwargs: Any) -> None:
+        """Hybridize and run once on ``x``. ``backend`` names registered rewrites of the compile layer
+        (``'conv_pool'``) to apply on any platform, the explicit form of the rewrites applied by
+        default where they are faster. MXNet's other options are accepted and need nothing here."""
+        check_kwargs("optimize_for", kwargs, _MXNET_OPTIMIZE_OPTIONS)
+        known = _compile.rewrites()
+        names = () if backend is None else (backend,) if isinstance(backend, str) else tuple(backend)
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise ValueError(f"optimize_for: backend={backend!r} is not a registered rewrite; known: "
+                             f"{sorted(known)}.")
+        self.apply(lambda b: object.__setattr__(b, "_rewrite_backends", names))
         self.hybridize(True)
         self(x, *args)
 

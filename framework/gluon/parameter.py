@@ -23,9 +23,11 @@ import jax.numpy as jnp
 import numpy as onp
 
 from .. import device as _device
+from .. import initializer as _init
 from ..autograd import mode as _mode
 from ..autograd import tape as _tape
 from ..base import FrameworkError
+from ..np import random
 from . import binding as _binding
 
 __all__ = ["Parameter", "ParameterDict", "DeferredInitializationError", "TracedValueError", "Constant"]
@@ -163,9 +165,6 @@ class Parameter:
     ) -> None:
         """Create the replicas. ``init`` overrides ``self.init``, which overrides ``default_init``
         (MXNet's precedence). Shape unknown and ``allow_deferred_init``: wait for the first forward."""
-        from .. import initializer as _init
-        from ..np import random
-
         if device is not None:
             ctx = device
         if self._data is not None and not force_reinit:
@@ -195,8 +194,6 @@ class Parameter:
         self._finish_deferred_init()
 
     def _finish_deferred_init(self) -> None:
-        from .. import initializer as _init
-
         if self._deferred is None:
             return
         if not self._known:
@@ -438,9 +435,6 @@ class ParameterDict(dict):
     def initialize(self, init: Any = None, ctx: Any = None, verbose: bool = False,
                    force_reinit: bool = False, *, device: Any = None) -> None:
         """Initialise every parameter; ``init`` is the default for those without their own."""
-        from .. import initializer as _init
-        from ..np import random
-
         default = _init.Uniform() if init is None else init
         base = random.next_key()
         for name, p in self._unique():

@@ -22,6 +22,8 @@ from typing import Any
 import jax
 import numpy as onp
 
+from .. import _compile
+
 __all__ = ["summary"]
 
 
@@ -29,6 +31,22 @@ def _shape_str(out: Any) -> str:
     leaves = jax.tree_util.tree_leaves(out)
     shapes = [tuple(x.shape) for x in leaves if hasattr(x, "shape")]
     return str(shapes[0]) if len(shapes) == 1 else str(shapes)
+
+
+def _rewrites(block: Any) -> list[tuple[str, str, list[str]]]:
+    """The compile layer's rewrites planned for the containers of ``block``'s tree."""
+    out: list[tuple[str, str, list[str]]] = []
+    names = block._structure()[1]
+
+    def visit(b: Any) -> None:
+        children = list(b._children.values())
+        for name, platform, where in _compile.rewrite_listing(b):
+            entry = (name, platform, [names.get(id(children[i]), str(i)) for i in where])
+            if entry not in out:
+                out.append(entry)
+
+    block.apply(visit)
+    return out
 
 
 def summary(block: Any, *inputs: Any) -> None:
@@ -81,4 +99,6 @@ def summary(block: Any, *inputs: Any) -> None:
     print(f"   Non-trainable params: {total - trainable}")
     print(f"Shared params in forward computation graph: {shared[0]}")
     print(f"Unique parameters in model: {total}")
+    for name, platform, where in _rewrites(block):
+        print(f"Rewrite {name} ({platform}): layers {', '.join(where)} run as one")
     print(line)

@@ -29,6 +29,7 @@ import jax.numpy as jnp
 import numpy as onp
 
 from .. import _compile
+from .. import optimizer as _opt
 from ..base import StrictKwargs
 from . import _trainer_states
 from .parameter import Parameter, ParameterDict
@@ -118,8 +119,6 @@ class Trainer(StrictKwargs):
     def __init__(self, params: Any, optimizer: Any, optimizer_params: dict[str, Any] | None = None,
                  kvstore: Any = "device", compression_params: Any = None,
                  update_on_kvstore: bool | None = None, *, skip_nonfinite: bool = False) -> None:
-        from .. import optimizer as _opt
-
         self._params = _as_named(params)
         if optimizer_params is not None and not isinstance(optimizer_params, Mapping):
             raise TypeError(f"optimizer_params must be a dict such as {{'learning_rate': 0.1}}; got "
@@ -189,8 +188,6 @@ class Trainer(StrictKwargs):
             init = _compile.jit(("optimizer_init", id(self._tx)), lambda: self._tx.init, owner=self)
             self._states[dev] = jax.device_put(init(values), dev)
         tx = self._tx
-        from .. import optimizer as _opt
-
         names = [n for n, _ in self._trainable]
         skip_nonfinite = self._skip_nonfinite
         for dev in self._devices():

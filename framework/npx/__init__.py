@@ -14,6 +14,8 @@ import jax
 
 from ..device import cpu, cpu_pinned, current_context, current_device, device_scope, gpu, num_gpus
 from ..np import random
+from ..np.dispatch import recordable
+from ..serialization import load, save, savez
 from .methods import (
     NDArray,
     as_in_context,
@@ -42,8 +44,6 @@ __all__ = [
 
 
 def _make_recordable() -> None:
-    from ..np.dispatch import recordable
-
     for _name in _ops_all:
         globals()[_name] = recordable(globals()[_name])
 
@@ -79,8 +79,4 @@ def waitall() -> None:
 
 
 def __getattr__(name: str):
-    if name in ("save", "load", "savez"):
-        from .. import serialization
-
-        return getattr(serialization, name)
     raise AttributeError(f"framework.npx has no attribute {name!r}")

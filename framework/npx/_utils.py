@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..autograd import mode as _mode
+
 # Channel-first and channel-last layouts MXNet accepts, by number of spatial dimensions.
 _FIRST = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
 _LAST = {1: "NWC", 2: "NHWC", 3: "NDHWC"}
@@ -56,12 +58,7 @@ def _check_ndim(data: Any, nd: int, op: str, what: str = "kernel") -> None:
 
 
 def _is_training(training: bool | None) -> bool:
-    """Resolve ``training=None`` to ``framework.autograd.is_training()`` (False if not available)."""
+    """Resolve ``training=None`` to ``framework.autograd.is_training()``."""
     if training is not None:
         return bool(training)
-    try:
-        from framework import autograd
-
-        return bool(autograd.is_training())
-    except (ImportError, AttributeError):
-        return False
+    return _mode.is_training()

@@ -18,6 +18,9 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from ..np import random as _random
+from ._utils import _is_training
+
 __all__ = [
     "activation", "relu", "sigmoid", "leaky_relu", "softmax", "log_softmax", "masked_softmax",
     "masked_log_softmax",
@@ -120,13 +123,9 @@ def leaky_relu(
     if act_type == "gelu_tanh":
         return jax.nn.gelu(data, approximate=True)
     if act_type == "rrelu":
-        from ._utils import _is_training
-
         if _is_training(training):
             if key is None:
-                from ..np.random import next_key
-
-                key = next_key()
+                key = _random.next_key()
             s = jax.random.uniform(key, data.shape, data.dtype, lower_bound, upper_bound)
         else:
             s = (lower_bound + upper_bound) / 2.0

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import jax
 import jax.numpy as jnp
 
+from ..np import random as _random
 from ._utils import _is_training
 
 __all__ = ["dropout"]
@@ -59,9 +60,7 @@ def dropout(
             raise ValueError(f"dropout: axes={tuple(axes)} out of range for data of shape {data.shape}")
         shape[ax] = 1
     if key is None:
-        from ..np.random import next_key
-
-        key = next_key()
+        key = _random.next_key()
     keep = jax.random.bernoulli(key, 1.0 - p, tuple(shape))
     scale = jnp.asarray(1.0 / (1.0 - p), data.dtype)
     return jnp.where(keep, data * scale, jnp.zeros((), data.dtype))

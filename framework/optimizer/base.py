@@ -75,9 +75,8 @@ def create(name: Any, **kwargs: Any) -> Optimizer:
             raise ValueError("optimizer_params must be empty when passing an Optimizer instance; "
                              f"got {sorted(kwargs)}. Set them on the instance instead.")
         return name
-    if isinstance(name, optax.GradientTransformation):
-        from .wrap import OptaxOptimizer
-        return OptaxOptimizer(name, **kwargs)
+    if isinstance(name, optax.GradientTransformation):  # wrap.OptaxOptimizer, found by its registered name
+        return _registry["optaxoptimizer"](name, **kwargs)
     if isinstance(name, type) and issubclass(name, Optimizer):
         return name(**kwargs)
     if not isinstance(name, str):

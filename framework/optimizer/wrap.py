@@ -11,11 +11,12 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from .base import Optimizer, OptimizerState, _named_leaves
+from .base import Optimizer, OptimizerState, _named_leaves, register
 
 __all__ = ["OptaxOptimizer"]
 
 
+@register
 class OptaxOptimizer(Optimizer):
     """Wraps ``tx``: the gradient is ``clip(rescale_grad * grad) + wd * wd_mult * weight`` before ``tx``.
 

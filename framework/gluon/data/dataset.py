@@ -26,6 +26,7 @@ import numpy as onp
 
 from ._batching import gather
 from .batchify import host as _host
+from .sampler import FilterSampler
 
 __all__ = ["Dataset", "SimpleDataset", "ArrayDataset"]
 
@@ -41,8 +42,6 @@ class Dataset:
 
     def filter(self, fn: Callable[[Any], bool]) -> Dataset:
         """The samples for which ``fn(sample)`` is true (evaluated once, now)."""
-        from .sampler import FilterSampler
-
         return _SampledDataset(self, FilterSampler(fn, self))
 
     def shard(self, num_shards: int, index: int) -> Dataset:

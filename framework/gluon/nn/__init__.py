@@ -6,6 +6,7 @@ __all__ = ["Sequential", "HybridSequential"]
 
 # Layers (basic_layers, conv_layers, activations) are re-exported below.
 from ..symbol_block import SymbolBlock  # noqa: E402  (MXNet exports it from gluon.nn too)
+from . import fusion  # noqa: E402,F401  (registers the Conv2D+MaxPool2D rewrite with the compile layer)
 from .activations import ELU, GELU, SELU, Activation, LeakyReLU, PReLU, SiLU, Swish  # noqa: E402
 from .basic_layers import (  # noqa: E402
     Concatenate,

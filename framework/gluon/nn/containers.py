@@ -10,11 +10,32 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
+import jax
+
+from ... import _compile
+from ...autograd.tape import Recorded
+from .. import binding as _binding
 from ..block import Block, HybridBlock
 
 __all__ = ["Sequential", "HybridSequential"]
+
+
+def _platform(x: Any) -> str:
+    """The platform the call computes on: the bound device's, else the input's; under a user's own
+    trace (where arrays have no device yet) the default backend's."""
+    bound = _binding.current()
+    if bound is not None and bound.device is not None:
+        return bound.device.platform
+    if isinstance(x, Recorded):
+        return x.device.platform
+    if isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer):
+        devices = x.devices()
+        if len(devices) == 1:
+            return next(iter(devices)).platform
+    return jax.default_backend()
 
 
 class _SequentialMixin:
@@ -23,27 +44,14 @@ class _SequentialMixin:
         for block in blocks:
             self.register_child(block)
 
-    def _steps(self) -> list[Block]:
-        """The children in order, a Conv2D and the MaxPool2D after it as one fused ConvPool."""
-        from .fusion import ConvPool, pairable
-
-        children = list(self._children.values())
-        cache = self.__dict__.setdefault("_fused", {})
-        steps, i = [], 0
-        while i < len(children):
-            if i + 1 < len(children) and pairable(children[i], children[i + 1]):
-                key = (id(children[i]), id(children[i + 1]))
-                if key not in cache:
-                    cache[key] = ConvPool(children[i], children[i + 1])
-                steps.append(cache[key])
-                i += 2
-            else:
-                steps.append(children[i])
-                i += 1
-        return steps
+    def _steps(self, x: Any = None) -> list[Block]:
+        """How the children run on ``x``'s platform: in order, as the compile layer's registered
+        rewrites plan them (the children themselves are never replaced)."""
+        forced = getattr(self, "_rewrite_backends", ())
+        return _compile.sequence_plan(self, list(self._children.values()), _platform(x), forced)
 
     def forward(self, x: Any, *args: Any) -> Any:
-        for block in self._steps():
+        for block in self._steps(x):
             x = block(x, *args)
             args = ()
             if isinstance(x, (tuple, list)):
@@ -73,8 +81,6 @@ class Sequential(_SequentialMixin, Block):
 
     def hybridize(self, active: bool = True, **kwargs: Any) -> None:
         if self._children and all(isinstance(c, HybridBlock) for c in self._children.values()):
-            import warnings
-
             warnings.warn(
                 "All children of this Sequential layer are HybridBlocks. Consider using "
                 "HybridSequential for the best performance.",

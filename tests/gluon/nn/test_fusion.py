@@ -1,50 +1,110 @@
-"""Conv2D + MaxPool2D pairs run fused on the CPU with the same values and gradients as the layers."""
+"""The Conv2D+MaxPool2D rewrite: a pass of the compile layer, applied the same way on every path, with
+the unfused layers' values and gradients; the container keeps the user's children and hooks see them."""
 
 import jax
 import numpy as onp
+import pytest
 
-from framework import autograd, gluon, np
-from framework.gluon.nn.fusion import ConvPool
+from framework import _compile, autograd, gluon, np, parallel
+from framework.gluon import nn
 from train.lenet import lenet
 
+FUSED = [("conv_pool", "cpu", (0, 1)), ("conv_pool", "cpu", (2, 3))]
 
-def loss_and_grads(ref, hybrid, monkeypatch, fast):
-    monkeypatch.setenv("FRAMEWORK_FAST_CPU", "1" if fast else "0")
+
+def build(ref, hybrid):
     net = lenet(hybrid=hybrid)
     net.initialize()
     net(np.ones((1, 1, 28, 28)))
     for name, p in net.collect_params().items():
         p.set_data(ref[f"lenet_param0__{name}"])
+    return net
+
+
+def convolutions(net, x):
+    """How many XLA convolutions the pure forward traces to (the fused pair computes none)."""
+    params = net.collect_params().values_on()
+    jaxpr = jax.make_jaxpr(lambda p: net.functional_call(p, x, device=jax.devices()[0]))(params)
+    return str(jaxpr).count("conv_general_dilated")
+
+
+def loss_and_grads(ref, hybrid, monkeypatch, fast):
+    monkeypatch.setenv("FRAMEWORK_FAST_CPU", "1" if fast else "0")
+    net = build(ref, hybrid)
     if hybrid:
         net.hybridize()
     x, y = np.array(ref["lenet_x"]), np.array(ref["lenet_y"], dtype="int32")
     with autograd.record():
         loss = gluon.loss.SoftmaxCrossEntropyLoss()(net(x), y)
     loss.backward()
-    steps = [type(b) for b in net._steps()]
-    return (onp.asarray(loss), {k: onp.asarray(p.grad()) for k, p in net.collect_params().items()}, steps)
+    assert [type(b).__name__ for b in net] == ["Conv2D", "MaxPool2D", "Conv2D", "MaxPool2D", "Dense",
+                                               "Dense", "Dense"]  # the user's children, untouched
+    return (onp.asarray(loss), {k: onp.asarray(p.grad()) for k, p in net.collect_params().items()},
+            _compile.rewrite_listing(net), convolutions(net, x))
 
 
-def test_fused_equals_separate_both_paths(ref, monkeypatch):
-    for hybrid in (False, True):
-        l0, g0, s0 = loss_and_grads(ref, hybrid, monkeypatch, fast=False)
-        l1, g1, s1 = loss_and_grads(ref, hybrid, monkeypatch, fast=True)
-        if jax.default_backend() == "cpu":
-            assert s1.count(ConvPool) == 2 and ConvPool not in s0
-        onp.testing.assert_allclose(l1, l0, rtol=1e-5, atol=1e-6)
-        onp.testing.assert_allclose(l1, ref["lenet_loss"], rtol=1e-5, atol=1e-6)
-        for k in g0:
-            onp.testing.assert_allclose(g1[k], g0[k], rtol=1e-4, atol=1e-6, err_msg=k)
+@pytest.mark.parametrize("hybrid", [False, True])
+def test_fused_equals_separate_in_the_gluon_loop(ref, monkeypatch, hybrid):
+    l0, g0, listed0, conv0 = loss_and_grads(ref, hybrid, monkeypatch, fast=False)
+    l1, g1, listed1, conv1 = loss_and_grads(ref, hybrid, monkeypatch, fast=True)
+    assert listed0 == [] and conv0 == 2
+    assert listed1 == FUSED and conv1 == 0  # the fusion happened, and no XLA convolution is left
+    onp.testing.assert_allclose(l1, l0, rtol=1e-5, atol=1e-6)
+    onp.testing.assert_allclose(l1, ref["lenet_loss"], rtol=1e-5, atol=1e-6)
+    for k in g0:
+        onp.testing.assert_allclose(g1[k], g0[k], rtol=1e-4, atol=1e-6, err_msg=k)
 
 
 def test_pure_call_fused_matches_jax_grad_of_unfused(ref, monkeypatch):
-    net = lenet()
-    net.initialize()
-    net(np.ones((1, 1, 28, 28)))
+    net = build(ref, True)
     params = net.collect_params().values_on()
     x = np.array(ref["lenet_x"])
-    fused = jax.grad(lambda p: net.functional_call(p, x).sum())(params)
+    cpu = jax.devices()[0]
+    fused = jax.grad(lambda p: net.functional_call(p, x, device=cpu).sum())(params)
     monkeypatch.setenv("FRAMEWORK_FAST_CPU", "0")
-    plain = jax.grad(lambda p: net.functional_call(p, x).sum())(params)
+    plain = jax.grad(lambda p: net.functional_call(p, x, device=cpu).sum())(params)
     for k in params:
         onp.testing.assert_allclose(fused[k], plain[k], rtol=1e-4, atol=1e-6, err_msg=k)
+
+
+def test_compiled_step_applies_the_same_rewrite(ref, monkeypatch):
+    x, y = np.array(ref["lenet_x"]), np.array(ref["lenet_y"], dtype="int32")
+    results = []
+    for fast in (True, False):
+        monkeypatch.setenv("FRAMEWORK_FAST_CPU", "1" if fast else "0")
+        net = build(ref, True)
+        trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+        step = parallel.DataParallel(net, gluon.loss.SoftmaxCrossEntropyLoss(), trainer,
+                                     devices=jax.devices()[:1])
+        results.append(float(step(x, y)))
+        step.sync()
+        assert _compile.rewrite_listing(net) == (FUSED if fast else [])
+        results.append(onp.asarray(net[0].weight.data()))
+    onp.testing.assert_allclose(results[0], results[2], rtol=1e-5)
+    onp.testing.assert_allclose(results[1], results[3], rtol=1e-4, atol=1e-6)
+
+
+def test_hooks_see_each_layer_and_summary_lists_rewrites(ref, capsys):
+    net = build(ref, False)
+    seen = []
+    net[0].register_forward_hook(lambda block, args, out: seen.append(out.shape))
+    net(np.ones((2, 1, 28, 28)))
+    assert seen == [(2, 6, 24, 24)]  # the convolution's own output: that pair is not fused
+    assert _compile.rewrite_listing(net)[-1:] == [("conv_pool", "cpu", (2, 3))]
+    net.summary(np.ones((2, 1, 28, 28)))
+    assert "Rewrite conv_pool (cpu): layers 2, 3 run as one" in capsys.readouterr().out
+
+
+def test_rewrite_follows_the_platform_and_optimize_for_names_it():
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(4, 3, in_channels=1), nn.MaxPool2D(2, 2))
+    net.initialize()
+    children = list(net._children.values())
+    assert [type(s).__name__ for s in _compile.sequence_plan(net, children, "gpu")] == ["Conv2D", "MaxPool2D"]
+    assert [type(s).__name__ for s in _compile.sequence_plan(net, children, "cpu")] == ["ConvPool"]
+    forced = _compile.sequence_plan(net, children, "gpu", ("conv_pool",))
+    assert [type(s).__name__ for s in forced] == ["ConvPool"]
+    net.optimize_for(np.ones((1, 1, 8, 8)), backend="conv_pool")
+    assert net._rewrite_backends == ("conv_pool",)
+    with pytest.raises(ValueError, match=r"backend=.TensorRT. is not a registered rewrite.*conv_pool"):
+        net.optimize_for(np.ones((1, 1, 8, 8)), backend="TensorRT")

@@ -22,6 +22,8 @@ from functools import lru_cache
 
 import numpy as onp
 
+from ..._rng import host_rng
+
 __all__ = ["resize", "crop", "scale_down", "fixed_crop", "center_crop", "resolve_interp", "INTERPOLATIONS"]
 
 INTERPOLATIONS = {0: "nearest", 1: "bilinear", 2: "area", 3: "bicubic", 4: "lanczos"}
@@ -39,8 +41,6 @@ def resolve_interp(interp: int, sizes: tuple[int, int, int, int],
             return 2
         return 1
     if interp == 10:
-        from ..._rng import host_rng
-
         return int((rng or host_rng()).integers(0, 5))
     if interp not in INTERPOLATIONS:
         raise ValueError(f"interpolation={interp!r} is not supported: use 0 (nearest), 1 (bilinear), "
