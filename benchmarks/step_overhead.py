@@ -164,7 +164,7 @@ def profile(data: list[tuple[Any, Any]], steps: int, top: int = 25) -> dict[str,
     import statistics
 
     from framework import autograd
-    from framework.autograd import tape
+    from framework.autograd import graph
 
     loss = loss_block()
     counter = CompileCounter.get()
@@ -176,7 +176,7 @@ def profile(data: list[tuple[Any, Any]], steps: int, top: int = 25) -> dict[str,
         for i in range(steps + 3):
             x, y = data[i % len(data)]
             if i == 3:
-                compiles0, cache0 = counter.count, len(tape._ABSTRACT_CACHE)
+                compiles0, cache0 = counter.count, len(graph._ABSTRACT)
             marks = [(time.perf_counter(), time.thread_time())]
             with autograd.record():
                 lv = loss(net(x), y)
@@ -195,7 +195,7 @@ def profile(data: list[tuple[Any, Any]], steps: int, top: int = 25) -> dict[str,
         d.update({f"{k}_host_ms": 1e3 * statistics.median(v) for k, v in host.items()})
         d["host_ms_per_step"] = sum(d[f"{k}_host_ms"] for k in PHASES)
         d["steady_compiles"] = counter.count - compiles0
-        d["abstract_cache_misses"] = len(tape._ABSTRACT_CACHE) - cache0
+        d["abstract_cache_misses"] = len(graph._ABSTRACT) - cache0
         prof = cProfile.Profile(time.thread_time)
         prof.enable()
         for i in range(steps):

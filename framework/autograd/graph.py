@@ -100,22 +100,31 @@ def node_function(desc: Any) -> Callable[[Sequence[Any], Sequence[Any]], Any]:
 def aval_of(x: Any) -> jax.ShapeDtypeStruct:
     if isinstance(x, Value):
         return x.aval
-    if isinstance(x, jax.Array):
+    if isinstance(x, (jax.Array, onp.ndarray, onp.generic)):
         return jax.ShapeDtypeStruct(x.shape, x.dtype)
     return jax.ShapeDtypeStruct(jnp.shape(x), jnp.result_type(x))
+
+
+def _signature(x: Any) -> tuple:
+    """(shape, dtype) of an input, without making an aval (the abstract cache's key)."""
+    if isinstance(x, Value):
+        return (x.aval.shape, x.aval.dtype)
+    if isinstance(x, (jax.Array, onp.ndarray, onp.generic)):
+        return (x.shape, x.dtype)
+    return (jnp.shape(x), jnp.result_type(x))
 
 
 _ABSTRACT: OrderedDict = OrderedDict()
 _compile.on_clear(_ABSTRACT.clear)
 
 
-def abstract_eval(desc: Any, dyn_avals: Sequence[Any], param_avals: Sequence[Any]) -> tuple[list, Any]:
-    """(output avals, output tree) of a node, by abstract evaluation (cached by description)."""
-    key = (desc, tuple((a.shape, a.dtype) for a in dyn_avals),
-           tuple((a.shape, a.dtype) for a in param_avals))
+def abstract_eval(desc: Any, dyn: Sequence[Any], params: Sequence[Any]) -> tuple[list, Any]:
+    """(output avals, output tree) of a node on inputs ``dyn`` and parameter values ``params``, by
+    abstract evaluation (cached by description and input shapes)."""
+    key = (desc, tuple(map(_signature, dyn)), tuple(map(_signature, params)))
     hit = _ABSTRACT.get(key)
     if hit is None:
-        out = jax.eval_shape(node_function(desc), list(param_avals), list(dyn_avals))
+        out = jax.eval_shape(node_function(desc), [aval_of(p) for p in params], [aval_of(x) for x in dyn])
         hit = _ABSTRACT[key] = jax.tree_util.tree_flatten(out)
         if len(_ABSTRACT) > 4096:
             _ABSTRACT.popitem(last=False)
@@ -165,7 +174,7 @@ class Plan:
                     refs.append(("n", index[id(x._node)], x._index))
                 else:  # a constant, or a known value where the graph is cut
                     refs.append(self._const(x._value if isinstance(x, Value) else x))
-            prefs = tuple(self._param_ref(p, device_of(v), v) for p, v in node.params)
+            prefs = tuple(self._param_ref(p, node.device, v) for p, v in node.params)
             structure.append((node.desc, tuple(refs), prefs, len(node.out_avals)))
         self.heads = tuple((index[id(h._node)], h._index) for h in heads)
         self.key = (tuple(structure), self.heads)

@@ -34,7 +34,7 @@ import numpy as onp
 
 from .. import _compile
 from ..base import FrameworkError
-from .graph import Node, Plan, Value, abstract_eval, aval_of, device_of, op_desc, replay
+from .graph import Node, Plan, Value, abstract_eval, device_of, op_desc, replay
 from .mode import is_recording, is_training, set_recording, set_training
 from .recorded import ArrayOps
 
@@ -122,7 +122,7 @@ def record_call(fn: Callable, args: Sequence[Any], kwargs: dict[str, Any]) -> An
         return fn(*args, **kwargs)
     desc, dyn = op_desc(fn, args, kwargs)
     node = Node("op", desc, dyn)
-    leaves, tree = abstract_eval(desc, [aval_of(x) for x in dyn], ())
+    leaves, tree = abstract_eval(desc, dyn, ())
     return _outputs(node, leaves, tree)
 
 
@@ -133,8 +133,7 @@ def record_block(block: Any, desc: Any, params: Sequence[tuple[Any, jax.Array]],
     ``names`` order and ``key`` the pair ``(base key, count)`` of ``np.random.next_key_parts``."""
     node = Node("block", desc, (*key, *args))
     node.device, node.block, node.params = device, block, tuple(params)
-    leaves, tree = abstract_eval(desc, [aval_of(k) for k in key] + [aval_of(a) for a in args],
-                                 [aval_of(v) for _, v in params])
+    leaves, tree = abstract_eval(desc, (*key, *args), [v for _, v in params])
     return _outputs(node, leaves, tree)
 
 

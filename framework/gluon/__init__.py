@@ -10,8 +10,9 @@ from __future__ import annotations
 import importlib
 
 from . import nn
-from .block import Block, HybridBlock, SymbolBlock
+from .block import Block, HybridBlock
 from .parameter import Constant, DeferredInitializationError, Parameter, ParameterDict
+from .symbol_block import SymbolBlock
 
 __all__ = [
     "Block", "HybridBlock", "SymbolBlock", "Parameter", "ParameterDict", "Constant",

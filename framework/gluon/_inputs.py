@@ -39,9 +39,7 @@ def _shown(value: Any, limit: int = 60) -> str:
 
 
 def _takes_integers(block: Any) -> bool:
-    from .nn import Embedding
-
-    return isinstance(block, Embedding)
+    return bool(getattr(block, "_integer_inputs", False))  # Embedding: indices, not values
 
 
 def _owns_float_weights(block: Any) -> bool:

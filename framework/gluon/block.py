@@ -43,7 +43,7 @@ from ._inputs import check_inputs
 from .hooks import HookHandle
 from .parameter import DeferredInitializationError, Parameter, ParameterDict
 
-__all__ = ["Block", "HybridBlock", "SymbolBlock"]
+__all__ = ["Block", "HybridBlock"]
 
 _STRUCTURE_EPOCH = itertools.count(1)
 _epoch = [0]
@@ -465,4 +465,3 @@ class HybridBlock(Block):
         self(x, *args)
 
 
-from .symbol_block import SymbolBlock  # noqa: E402  (MXNet graphs as HybridBlocks; needs HybridBlock)

@@ -27,7 +27,7 @@ import numpy as onp
 
 from .. import device as _device
 from ..autograd import tape
-from ..autograd.recorded import Recorded
+from ..autograd.tape import Recorded
 from ..autograd.variable import Variable
 
 __all__ = [

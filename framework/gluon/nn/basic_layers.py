@@ -115,6 +115,8 @@ class Embedding(HybridBlock):
     ((1, 3, 4), Embedding(10 -> 4, float32))
     """
 
+    _integer_inputs = True  # its inputs are indices (gluon/_inputs.py checks the others)
+
     _compiled_leaf = True
 
     def __init__(self, input_dim: int, output_dim: int, dtype: Any = "float32",
