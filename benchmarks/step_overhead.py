@@ -8,8 +8,12 @@
   ``float(loss_sum)`` (the same one host sync per step).
 - ``gluon_seed_x2`` / ``compiled_x2`` (two CPU devices): ``split_and_load`` + one backward per device
   + ``trainer.step``, against ``framework.parallel.DataParallel`` (one pmap program, psum, update).
+- ``torch_eager`` (where torch is installed): the same LeNet step in PyTorch eager mode, the peer whose
+  loop the seed's resembles (forward, ``loss.backward()``, ``optimizer.step()``, ``float(loss)``).
 
-Interleaved repeats, median ms/step; target: the seed loop within 1.5x of the compiled program.
+At ``--batch 8`` (the default) compute is negligible and the step is host overhead. Interleaved
+repeats, median ms/step; targets: the seed loop within 1.5x of the compiled program and no slower
+than PyTorch eager.
 ``--profile`` adds where the seed step's time goes: host time of each phase, compiles and abstract-eval
 cache misses in steady state, and cProfile's top functions. ``python -m benchmarks.step_overhead``.
 
@@ -33,7 +37,6 @@ import jax
 import numpy as onp
 
 from .hybridize import (
-    BATCH,
     CompileCounter,
     batches,
     ensure_cpu_devices,
@@ -70,7 +73,7 @@ def seed_step(net: Any, loss: Any, trainer: Any, xs: Sequence[Any], ys: Sequence
         losses = [loss(net(x), y) for x, y in zip(xs, ys, strict=True)]
     for lv in losses:
         lv.backward()
-    trainer.step(BATCH)
+    trainer.step(sum(int(x.shape[0]) for x in xs))
     return sum(float(lv.sum()) for lv in losses)
 
 
@@ -115,7 +118,7 @@ def build(data: list[tuple[Any, Any]], steps: int, two: bool) -> tuple[dict[str,
     def objective(p: Any, x: Any, y: Any) -> Any:
         return loss.functional_call({}, seed_net.functional_call(p, x, training=True), y).sum()
 
-    program = sgd_program(objective, LR, BATCH)
+    program = sgd_program(objective, LR, int(data[0][0].shape[0]))
     # a private copy: the program donates (deletes) its input buffers, which the nets must not share
     state = {"params": {n: jax.device_put(v, dev0).copy() for n, v in init.items()}}
 
@@ -149,7 +152,40 @@ def build(data: list[tuple[Any, Any]], steps: int, two: bool) -> tuple[dict[str,
             return total
 
         runs.update({"gluon_seed_x2": loop(net2, tr2, devs), "compiled_x2": compiled_x2})
+    eager = torch_step(data, steps)
+    if eager is not None:
+        runs["torch_eager"] = eager
     return runs, check
+
+
+def torch_step(data: list[tuple[Any, Any]], steps: int) -> Callable[[], float] | None:
+    """The same LeNet training step in PyTorch eager mode (None where torch is not installed)."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    from torch import nn as tnn
+
+    torch.manual_seed(0)
+    net = tnn.Sequential(tnn.Conv2d(1, 6, 5), tnn.ReLU(), tnn.MaxPool2d(2, 2), tnn.Conv2d(6, 16, 3),
+                         tnn.ReLU(), tnn.MaxPool2d(2, 2), tnn.Flatten(), tnn.Linear(400, 120), tnn.ReLU(),
+                         tnn.Linear(120, 84), tnn.ReLU(), tnn.Linear(84, 10))
+    opt = torch.optim.SGD(net.parameters(), lr=LR)
+    loss_fn = tnn.CrossEntropyLoss(reduction="sum")
+    host = [(torch.from_numpy(onp.asarray(x)), torch.from_numpy(onp.asarray(y)).long()) for x, y in data]
+
+    def run() -> float:
+        total = 0.0
+        for i in range(steps):
+            x, y = host[i % len(host)]
+            opt.zero_grad()
+            loss = loss_fn(net(x), y) / x.shape[0]
+            loss.backward()
+            opt.step()
+            total = float(loss)
+        return total
+
+    return run
 
 
 # --------------------------------------------------------------------------------------- profile
@@ -183,7 +219,7 @@ def profile(data: list[tuple[Any, Any]], steps: int, top: int = 25) -> dict[str,
             marks.append((time.perf_counter(), time.thread_time()))
             lv.backward()
             marks.append((time.perf_counter(), time.thread_time()))
-            trainer.step(BATCH)
+            trainer.step(int(x.shape[0]))
             marks.append((time.perf_counter(), time.thread_time()))
             float(lv.sum())
             marks.append((time.perf_counter(), time.thread_time()))
@@ -216,6 +252,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     p.add_argument("--quick", action="store_true", help="two repeats of one step (smoke test)")
     p.add_argument("--repeats", type=int, default=None, help="interleaved repeats (default 15)")
     p.add_argument("--steps", type=int, default=None, help="training steps per timed call (default 10)")
+    p.add_argument("--batch", type=int, default=8, help="samples per step (default 8: host overhead)")
     p.add_argument("--no-x2", action="store_true", help="skip the two-device variants")
     p.add_argument("--profile", action="store_true", help="also profile the seed step (phases, cProfile)")
     p.add_argument("--out", default=None, help="results directory (default benchmarks/results)")
@@ -226,7 +263,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
     repeats = args.repeats or (2 if args.quick else 15)
     steps = args.steps or (1 if args.quick else 10)
-    data = batches(4, jax.devices()[0])
+    data = [(x[:args.batch], y[:args.batch]) for x, y in batches(4, jax.devices()[0])]
     runs, check = build(data, steps, not args.no_x2)
     failed: dict[str, str] = {}
     for name, fn in list(runs.items()):  # first warm-up; a variant broken in this checkout is reported
@@ -236,10 +273,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             failed[name] = f"{type(err).__name__}: {str(err).splitlines()[0][:300]}"
             del runs[name]
     ms, compiles = timed_variants(runs, repeats, steps)
-    pairs = (("gluon_seed", "compiled"), ("gluon_hybrid", "compiled"), ("gluon_seed_x2", "compiled_x2"))
+    pairs = (("gluon_seed", "compiled"), ("gluon_hybrid", "compiled"), ("gluon_seed_x2", "compiled_x2"),
+             ("gluon_seed", "torch_eager"))
     ratios = {f"{a} / {b}": {c: ms[a][c] / ms[b][c] for c in ("wall", "cpu")}
               for a, b in pairs if a in ms and b in ms}
-    targets = {"gluon_seed / compiled": 1.5, "gluon_hybrid / compiled": 1.5}
+    targets = {"gluon_seed / compiled": 1.5, "gluon_hybrid / compiled": 1.5, "gluon_seed / torch_eager": 1.0}
     base = {k: ms.get("compiled_x2" if k.endswith("_x2") else "compiled") for k in ms}
     rows = [{"variant": k, "ms_per_step": v["wall"], "cpu_ms": v["cpu"], "host_ms": v["host"],
              "vs_compiled": v["wall"] / base[k]["wall"] if base[k] else None,
@@ -267,7 +305,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             print(" ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in d.items()
                            if k != "cprofile"))
             print(d["cprofile"])
-    info = {"settings": {"batch_size": BATCH, "lr": LR, "repeats": repeats, "steps": steps,
+    info = {"settings": {"batch_size": args.batch, "lr": LR, "repeats": repeats, "steps": steps,
                          "quick": args.quick}, "ratios": ratios, "targets": targets, "notes": notes}
     if "profile" in result:
         info["profile"] = {k: {n: v for n, v in d.items() if n != "cprofile"}
