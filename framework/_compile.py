@@ -229,8 +229,12 @@ def block_function(block: Any, training: bool, return_state: bool, device: Any =
     ref = weakref.ref(block)
 
     def forward(params: dict[str, Any], key_parts: tuple[Any, Any], *inputs: Any) -> Any:
+        block = ref()
+        # at trace time only: the input signature HybridBlock.export traces with (MXNet: the last one)
+        block.__dict__["_traced_inputs"] = [jax.ShapeDtypeStruct(a.shape, a.dtype)
+                                            for a in jax.tree_util.tree_leaves(inputs)]
         key = jax.random.fold_in(*key_parts)
-        return ref().functional_call(params, *inputs, training=training, key=key,
+        return block.functional_call(params, *inputs, training=training, key=key,
                                      return_state=return_state, device=device)
 
     return forward
