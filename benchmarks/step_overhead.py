@@ -182,7 +182,7 @@ def torch_step(data: list[tuple[Any, Any]], steps: int) -> Callable[[], float] |
             loss = loss_fn(net(x), y) / x.shape[0]
             loss.backward()
             opt.step()
-            total = float(loss)
+            total = float(loss.detach())
         return total
 
     return run
