@@ -162,6 +162,8 @@ class Plan:
         self.params: list[tuple[Any, jax.Device | None]] = []
         self.pvals: list[jax.Array] = []
         self.consts: list[Any] = []
+        self.counts: list[Any] = []  # uint32 host scalars (key counts): sent as ONE array
+        self._cindex: dict[int, int] = {}
         self._pindex: dict[tuple[int, Any], int] = {}
         structure = []
         for node in order:
@@ -180,8 +182,18 @@ class Plan:
         self.key = (tuple(structure), self.heads)
 
     def _const(self, x: Any) -> tuple[str, int]:
-        self.consts.append(x)
-        return ("c", len(self.consts) - 1)
+        if type(x) is onp.uint32:
+            self.counts.append(x)
+            return ("k", len(self.counts) - 1)
+        i = self._cindex.get(id(x))  # the same array read by several nodes is sent once
+        if i is None:
+            i = self._cindex[id(x)] = len(self.consts)
+            self.consts.append(x)
+        return ("c", i)
+
+    def arrays(self) -> tuple[list, list]:
+        """(pvals, consts) to call the plan's program with (consts end with the packed counts)."""
+        return self.pvals, [*self.consts, onp.asarray(self.counts, onp.uint32)]
 
     def _param_ref(self, param: Any, device: Any, value: Any) -> tuple[str, int]:
         if param.grad_req == "null":
@@ -195,20 +207,23 @@ class Plan:
 
 
 def replay(structure: tuple) -> Callable[[Sequence[Any], Sequence[Any]], tuple[list, list]]:
-    """The pure replay of a plan's structure: (pvals, consts) -> (each node's outputs, states)."""
-    fns = [None if entry[0] in ("p", "c") else node_function(entry[0]) for entry in structure]
+    """The pure replay of a plan's structure: (pvals, consts) -> (each node's outputs, states); the
+    last const is the vector of key counts (:meth:`Plan.arrays`)."""
+    fns = [None if entry[0] in ("p", "c", "k") else node_function(entry[0]) for entry in structure]
 
     def run(pvals: Sequence[Any], consts: Sequence[Any]) -> tuple[list, list]:
         outs: list[list[Any]] = []
         states: list[Any] = []
+        counts = consts[-1]
+        read = {"p": pvals, "c": consts, "k": counts}
         for fn, entry in zip(fns, structure, strict=True):
             if fn is None:
-                outs.append([(pvals if entry[0] == "p" else consts)[entry[1]]])
+                outs.append([read[entry[0]][entry[1]]])
                 states.append(None)
                 continue
             _, refs, prefs, _ = entry
-            dyn = [outs[r[1]][r[2]] if r[0] == "n" else consts[r[1]] for r in refs]
-            params = [(pvals if r[0] == "p" else consts)[r[1]] for r in prefs]
+            dyn = [outs[r[1]][r[2]] if r[0] == "n" else read[r[0]][r[1]] for r in refs]
+            params = [read[r[0]][r[1]] for r in prefs]
             result = fn(params, dyn)
             state = None
             if entry[0][0] == "block":

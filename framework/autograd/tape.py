@@ -171,7 +171,7 @@ def materialize(values: Sequence[Value]) -> None:
         return
     plan = Plan(todo, cut_known=True)
     program = _compile.jit(("forward", plan.key), lambda: _forward_program(plan.key))
-    _fill(plan, program(plan.pvals, plan.consts))
+    _fill(plan, program(*plan.arrays()))
 
 
 def values_of(tree: Any) -> Any:
@@ -229,7 +229,7 @@ def backward(heads: Sequence[Any], head_grads: Sequence[Any] | None = None,
     use_hg = tuple(g is not None for g in hgs)
     hg_args = [g if u else onp.zeros((), onp.float32) for g, u in zip(hgs, use_hg, strict=True)]
     program = _compile.jit(("backward", use_hg, plan.key), lambda: _backward_program(plan.key, use_hg))
-    outs, states, grads = program(plan.pvals, plan.consts, hg_args)
+    outs, states, grads = program(*plan.arrays(), hg_args)
     _fill(plan, outs)
     for (param, dev), g in zip(plan.params, grads, strict=True):
         param._write_grad(dev, g)
