@@ -24,6 +24,7 @@ from typing import Any
 import jax
 
 from . import tape
+from .function import Function, mark_variables
 from .mode import is_recording, is_training, set_recording, set_training
 from .tape import GraphError, Recorded
 from .variable import Variable, attach_grad
@@ -31,6 +32,7 @@ from .variable import Variable, attach_grad
 __all__ = [
     "record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
     "set_training", "backward", "grad", "value_and_grad", "Recorded", "GraphError", "Variable", "attach_grad",
+    "Function", "mark_variables",
 ]
 
 

@@ -37,10 +37,12 @@ from ..autograd.tape import Recorded
 from ..base import StrictKwargs, check_kwargs, init_arguments
 from ..np import random
 from . import binding as _binding
+from . import name_scope as _names
 from . import persist as _persist
 from . import summary as _summary
 from ._inputs import check_inputs
 from .hooks import HookHandle
+from .hybrid_forward import call_hybrid_forward, defines_hybrid_forward
 from .parameter import DeferredInitializationError, Parameter, ParameterDict
 
 __all__ = ["Block", "HybridBlock"]
@@ -97,6 +99,7 @@ class Block(StrictKwargs):
         object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
         object.__setattr__(self, "_structure_cache", None)
         object.__setattr__(self, "_active", False)
+        _names.assign(self, prefix, params)  # MXNet 1.x prefix and params= sharing
 
     # ------------------------------------------------------------------ registration
     def __setattr__(self, name: str, value: Any) -> None:
@@ -111,6 +114,7 @@ class Block(StrictKwargs):
         if isinstance(value, Block):
             self.register_child(value, name)
         elif isinstance(value, Parameter):
+            value = _names.adopt(self, name, value)  # the shared Parameter when made with params=
             self._reg_params[name] = value
             value._structural_name = value._structural_name or name
             _bump()
@@ -202,8 +206,23 @@ class Block(StrictKwargs):
 
     @property
     def params(self) -> ParameterDict:
-        """This block's own Parameters (not its children's)."""
-        return ParameterDict((k, v) for k, v in self._reg_params.items() if v is not None)
+        """This block's own Parameters (not its children's), with MXNet 1.x's ``get``/``get_constant``."""
+        return _names.block_params(self)
+
+    # MXNet 1.x naming (framework/gluon/name_scope.py)
+    @property
+    def prefix(self) -> str:
+        """MXNet 1.x's prefix of this block's Parameter names, e.g. ``'dense0_'``."""
+        return self.__dict__["_prefix"]
+
+    @property
+    def name(self) -> str:
+        """The prefix without its trailing underscore, e.g. ``'dense0'``."""
+        return self.prefix[:-1] if self.prefix.endswith("_") else self.prefix
+
+    def name_scope(self) -> Any:
+        """``with self.name_scope():`` children made inside are named under this block's prefix."""
+        return _names.scope(self)
 
     def _collect_params_with_prefix(self, prefix: str = "") -> ParameterDict:
         return ParameterDict((prefix + k, v) for k, v in self.collect_params().items())
@@ -431,6 +450,13 @@ class HybridBlock(Block):
 
     def _runs_compiled(self) -> bool:
         return self._active or self._compiled_leaf
+
+    def forward(self, *args: Any) -> Any:
+        """MXNet 2.0 subclasses define ``forward``; a 1.x one defining ``hybrid_forward(self, F, x, ...)``
+        runs through it (see framework/gluon/hybrid_forward.py)."""
+        if defines_hybrid_forward(self):
+            return call_hybrid_forward(self, *args)
+        raise NotImplementedError(f"{type(self).__name__} must define forward() (or 1.x's hybrid_forward)")
 
     def prng_key(self) -> jax.Array:
         """The PRNG key of this call (derived from the call's key and this block's structural name)."""

@@ -43,7 +43,12 @@ def save_parameters(block: Any, filename: str | os.PathLike, deduplicate: bool =
     arrays = {}
     for name, p in params.items():
         arrays[name] = onp.asarray(p._check_initialized()[next(iter(p._data))])
-    serialization.save(filename, arrays, format="np")
+    # MXNet 1.x code (name scopes, prefix=/params=, hybrid_forward) runs outside NumPy mode, where
+    # MXNet reads only the legacy (V2) container; 0-d arrays need the NumPy-mode one (V3)
+    from .name_scope import written_for_1x
+
+    legacy = written_for_1x(block) and all(a.ndim > 0 for a in arrays.values())
+    serialization.save(filename, arrays, format="nd" if legacy else "np")
 
 
 def _split_prefixed(name: str) -> tuple[str, str]:
@@ -102,7 +107,13 @@ def load_parameters(block: Any, filename: str | os.PathLike, ctx: Any = None, al
     # Structural names ('0.weight'; a single layer's 'weight') match directly; only a file none of whose
     # names is one of this network's is read as block-prefixed ('arg:conv0_weight', 'dense0_weight').
     if loaded and not any(k in params for k in loaded) and not any("." in k for k in loaded):
-        loaded = _map_prefixed(loaded, params, filename, allow_missing, ignore_extra)
+        # MXNet 1.x names of this very network (name scopes, see name_scope.py) map exactly
+        by_1x = {getattr(p, "_legacy_name", None): n for n, p in params.items()}
+        bare = {_split_prefixed(k)[0] + _split_prefixed(k)[1]: k for k in loaded}
+        if all(b in by_1x for b in bare):
+            loaded = {by_1x[b]: loaded[k] for b, k in bare.items()}
+        else:
+            loaded = _map_prefixed(loaded, params, filename, allow_missing, ignore_extra)
     missing = [n for n in params if n not in loaded]
     if missing and not allow_missing:
         raise ValueError(

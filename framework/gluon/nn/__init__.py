@@ -1,8 +1,9 @@
 """Gluon's neural-network layers (NCHW; weights (out, in, ...)), each a pure function over its Parameters."""
 
+from ..block import Block, HybridBlock
 from .containers import HybridSequential, Sequential
 
-__all__ = ["Sequential", "HybridSequential"]
+__all__ = ["Block", "HybridBlock", "Sequential", "HybridSequential"]
 
 # Layers (basic_layers, conv_layers, activations) are re-exported below.
 from ..symbol_block import SymbolBlock  # noqa: E402  (MXNet exports it from gluon.nn too)

@@ -189,7 +189,7 @@ class Lambda(Block):
     """
 
     def __init__(self, function: str | Callable[..., Any], prefix: str | None = None) -> None:
-        super().__init__()
+        super().__init__(prefix)
         if isinstance(function, str):
             self._func_impl = _lookup(function, "Lambda")
             self._func_name = function
@@ -217,7 +217,7 @@ class HybridLambda(HybridBlock):
     """
 
     def __init__(self, function: str | Callable[..., Any], prefix: str | None = None) -> None:
-        super().__init__()
+        super().__init__(prefix)
         if isinstance(function, str):
             self._func, self._func_name, self._wants_f = _lookup(function, "HybridLambda"), function, False
         elif callable(function):
@@ -258,7 +258,7 @@ class Concatenate(_ConcatMixin, Sequential):
     """
 
     def __init__(self, axis: int = -1, prefix: str | None = None, params: Any = None) -> None:
-        super().__init__()
+        super().__init__(prefix, params)
         self.axis = axis
 
 
@@ -274,5 +274,5 @@ class HybridConcatenate(_ConcatMixin, HybridSequential):
     """
 
     def __init__(self, axis: int = -1, prefix: str | None = None, params: Any = None) -> None:
-        super().__init__()
+        super().__init__(prefix, params)
         self.axis = axis

@@ -77,7 +77,7 @@ class Sequential(_SequentialMixin, Block):
     """Stacks Blocks sequentially. Built-in layers inside still run compiled, one by one."""
 
     def __init__(self, prefix: str | None = None, params: Any = None) -> None:
-        super().__init__()
+        super().__init__(prefix, params)
 
     def hybridize(self, active: bool = True, **kwargs: Any) -> None:
         if self._children and all(isinstance(c, HybridBlock) for c in self._children.values()):
@@ -93,4 +93,4 @@ class HybridSequential(_SequentialMixin, HybridBlock):
     """Stacks HybridBlocks sequentially; ``hybridize()`` compiles the whole stack as one jit."""
 
     def __init__(self, prefix: str | None = None, params: Any = None) -> None:
-        super().__init__()
+        super().__init__(prefix, params)
