@@ -241,7 +241,7 @@ def block_function(block: Any, training: bool, return_state: bool, device: Any =
 
 
 def block_program(block: Any, training: bool, return_state: bool, device: Any = None) -> Callable:
-    """``block_function`` compiled, cached on the block (one program per mode, device and input
-    structure)."""
-    return jit(("forward", training, return_state, device),
+    """``block_function`` compiled, cached on the block (one program per mode, device and tree
+    structure: adding or replacing a child compiles afresh, as MXNet clears its cached graph)."""
+    return jit(("forward", training, return_state, device, block._structure_key()),
                lambda: block_function(block, training, return_state, device), owner=block)

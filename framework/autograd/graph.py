@@ -88,7 +88,7 @@ def node_function(desc: Any) -> Callable[[Sequence[Any], Sequence[Any]], Any]:
             return fn(*args, **kwargs)
 
         return op
-    _, ref, training, _treedef, names, device = desc
+    _, ref, training, _treedef, names, device, _structure = desc
     forward = _compile.block_function(ref(), training, True, device)
 
     def block(params: Sequence[Any], dyn: Sequence[Any]) -> Any:  # dyn = (base key, count, *inputs)

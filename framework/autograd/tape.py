@@ -129,7 +129,7 @@ def record_call(fn: Callable, args: Sequence[Any], kwargs: dict[str, Any]) -> An
 def record_block(block: Any, desc: Any, params: Sequence[tuple[Any, jax.Array]], key: tuple,
                  args: Sequence[Any], device: jax.Device) -> Any:
     """Record one call of a compiled Block on ``device``. ``desc`` is the Block's node description
-    (``('block', weakref, training, treedef, names, device)``), ``params`` the (Parameter, value) pairs in
+    (``('block', weakref, training, treedef, names, device, structure key)``), ``params`` the (Parameter, value) pairs in
     ``names`` order and ``key`` the pair ``(base key, count)`` of ``np.random.next_key_parts``."""
     node = Node("block", desc, (*key, *args))
     node.device, node.block, node.params = device, block, tuple(params)

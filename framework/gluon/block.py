@@ -362,7 +362,8 @@ class Block(StrictKwargs):
         key = random.next_key_parts(device=dev)
         if mode.is_recording():
             treedef = jax.tree_util.tree_structure(args, is_leaf=lambda x: isinstance(x, Recorded))
-            desc = ("block", weakref.ref(self), training, treedef, tuple(values), dev)
+            desc = ("block", weakref.ref(self), training, treedef, tuple(values), dev,
+                    self._structure_key())
             return tape.record_block(self, desc, [(params[n], v) for n, v in values.items()], key,
                                      args, dev)
         # MXNet commits BatchNorm statistics at backward only: train_mode() without record()
