@@ -18,9 +18,6 @@ ALLOWED = {
     "framework.gluon.data._rng": {"framework.np"},
     "framework.gluon.data.dataloader": {"framework.device"},
     "framework.gluon.data._worker_main": {"framework.gluon.data._batching"},
-    # known cycles in modules of other areas, to be split (a base module both sides import):
-    "framework.symbol._ops_math": {"framework.symbol._ops"},
-    "framework.optimizer.indexed": {"framework.optimizer.base"},
 }
 
 

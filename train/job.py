@@ -248,6 +248,7 @@ def _run(cfg: Config, devices: list, session: Any, writer: bool) -> int:
                     "finished": epoch + 1 >= cfg.epochs}
             ckpt_mod.save(cfg.checkpoint_path, loop.state_arrays(), meta)
     loop.sync()
+    faultpoints.at_epoch(cfg.epochs)  # the outputs' points belong to the last epoch, resumed or not
     if writer:
         _write_outputs(cfg, loop, history, devices)
     return EXIT_OK

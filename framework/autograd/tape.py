@@ -129,8 +129,9 @@ def record_call(fn: Callable, args: Sequence[Any], kwargs: dict[str, Any]) -> An
 def record_block(block: Any, desc: Any, params: Sequence[tuple[Any, jax.Array]], key: tuple,
                  args: Sequence[Any], device: jax.Device) -> Any:
     """Record one call of a compiled Block on ``device``. ``desc`` is the Block's node description
-    (``('block', weakref, training, treedef, names, device, structure key)``), ``params`` the (Parameter, value) pairs in
-    ``names`` order and ``key`` the pair ``(base key, count)`` of ``np.random.next_key_parts``."""
+    (``('block', weakref, training, treedef, names, device, structure key)``), ``params`` the
+    (Parameter, value) pairs in ``names`` order and ``key`` the pair ``(base key, count)`` of
+    ``np.random.next_key_parts``."""
     node = Node("block", desc, (*key, *args))
     node.device, node.block, node.params = device, block, tuple(params)
     leaves, tree = abstract_eval(desc, (*key, *args), [v for _, v in params])

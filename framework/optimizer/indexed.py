@@ -26,6 +26,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from .state import set_hyperparams
+
 __all__ = ["IndexedUpdates", "IndexedState", "Updater", "get_updater"]
 
 
@@ -77,8 +79,6 @@ class IndexedUpdates:
 
     def update(self, index: Any, weight: Any, grad: Any, state: IndexedState) -> jax.Array:
         """One update of parameter ``index``; returns the new weight (see the module doc)."""
-        from .base import set_hyperparams
-
         if not isinstance(state, IndexedState):
             raise TypeError(
                 f"update(index={index!r}, ...): state must be what create_state(index, weight) returned, "

@@ -18,6 +18,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._ops import num_outputs
+
 __all__ = ["SymbolFileError", "Node", "Graph", "parse_graph", "read_graph", "MAX_SYMBOL_BYTES"]
 
 MAX_SYMBOL_BYTES = 256 << 20  # a symbol file is text; 256 MB is far beyond any real network's graph
@@ -62,8 +64,6 @@ class Graph:
 
 
 def _row_ptr(g: Graph) -> list[int]:
-    from ._ops import num_outputs
-
     ptr = [0]
     for n in g.nodes:
         ptr.append(ptr[-1] + (1 if n.op == "null" else num_outputs(n.op, n.attrs)))

@@ -13,10 +13,6 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
-
 import jax
 import jax.numpy as jnp
 
@@ -27,57 +23,12 @@ from ..npx import drop as _drop
 from ..npx import indexing as _idx
 from ..npx import normalization as _norm
 from ..npx import pool as _pool
+from . import _ops_math  # noqa: F401  (registers the element-wise, reduction and shape operators)
 from ._attrs import Attrs
+from ._registry import OPS, Call, LazyZeros, OpSpec, check_size, num_outputs, register, supported_ops
 from ._rnn import rnn as _rnn
 
-__all__ = ["OPS", "OpSpec", "Call", "LazyZeros", "num_outputs", "supported_ops"]
-
-
-@dataclass(frozen=True)
-class OpSpec:
-    fn: Callable
-    outputs: int | Callable[[Attrs], int] = 1
-    aux: tuple[int, ...] = ()
-
-
-class Call:
-    """What an operator sees besides its inputs: the mode, its key, and a sink for state updates."""
-
-    def __init__(self, training: bool, key: jax.Array | None) -> None:
-        self.training = training
-        self.key = key
-        self.updates: dict[int, jax.Array] = {}
-
-
-@dataclass(frozen=True)
-class LazyZeros:
-    """``_zeros`` with unknown (0) dimensions: resolved by the consumer (RNN's begin state)."""
-
-    shape: tuple[int, ...]
-    dtype: Any
-
-
-OPS: dict[str, OpSpec] = {}
-
-
-def supported_ops() -> list[str]:
-    """Every operator name the interpreter runs, sorted."""
-    return sorted(OPS)
-
-
-def num_outputs(op: str, raw: dict[str, str]) -> int:
-    spec = OPS.get(op)
-    if spec is None:
-        return 1
-    return spec.outputs(Attrs(raw, "?", op)) if callable(spec.outputs) else spec.outputs
-
-
-def register(*names: str, outputs: Any = 1, aux: tuple[int, ...] = ()):
-    def deco(fn):
-        for n in names:
-            OPS[n] = OpSpec(fn, outputs, aux)
-        return fn
-    return deco
+__all__ = ["OPS", "OpSpec", "Call", "LazyZeros", "num_outputs", "supported_ops", "check_size"]
 
 
 def _layout(a: Attrs):
@@ -269,22 +220,3 @@ def _filled(c, xs, a):
         return LazyZeros(tuple(shape), dtype)
     check_size(a, shape)
     return jnp.full(shape, value, dtype)
-
-
-MAX_ELEMENTS = 1 << 30  # an array a graph attribute asks for: a file's attribute, not its data, sizes it
-
-
-def check_size(a: Attrs, shape) -> None:
-    """Refuse shapes from attributes that are negative or larger than MAX_ELEMENTS elements."""
-    total = 1
-    for s in shape:
-        if s is None or s < 0:
-            raise ValueError(f"symbol node {a.node!r} (op {a.op!r}): shape {tuple(shape)} has a negative or "
-                             "unknown size")
-        total *= s
-    if total > MAX_ELEMENTS:
-        raise ValueError(f"symbol node {a.node!r} (op {a.op!r}): shape {tuple(shape)} asks for {total} "
-                         f"elements, above the {MAX_ELEMENTS} allowed for an attribute-sized array")
-
-
-from . import _ops_math  # noqa: E402,F401  (registers the element-wise, reduction and shape operators)

@@ -14,7 +14,7 @@ from jax import lax
 
 from ..npx import shape as _shape
 from ..npx import special as _special
-from ._ops import check_size, register
+from ._registry import check_size, register
 
 # ---------------------------------------------------------------- element-wise unary
 _UNARY = {

@@ -110,7 +110,8 @@ def test_second_backward_needs_retain_graph():
 
 
 def test_backward_on_plain_array_is_clear_error():
-    with pytest.raises((autograd.GraphError, AttributeError, TypeError)):
+    with pytest.raises(autograd.GraphError, match=r"backward\(\) on ArrayImpl: not a recorded value. Compute it "
+                       r"inside `with autograd.record\(\):`"):
         autograd.backward(np.ones(3))
 
 
@@ -127,9 +128,10 @@ def test_recorded_values_behave_like_arrays():
     assert isinstance(float(loss), float)
     assert out.asnumpy().shape == (4, 3)
     assert out.argmax(axis=1).shape == (4,)
-    assert picked.dtype == onp.float32 or picked.dtype == onp.float64
+    assert picked.dtype == onp.float32  # float64 without jax_enable_x64 is float32, as jnp does
     assert isinstance(loss.item(), float)
-    assert "recorded" in repr(out) and str(out.max())
+    assert "recorded" in repr(out)
+    assert str(out.max()) == str(onp.asarray(out).max())
     assert out.device == npx.cpu(0)
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from framework import _compile, autograd, gluon, np, parallel
 from framework.gluon import nn
-from train.lenet import lenet
+from nets import lenet
 
 FUSED = [("conv_pool", "cpu", (0, 1)), ("conv_pool", "cpu", (2, 3))]
 
