@@ -5,7 +5,7 @@ Normalize(0.13, 0.31)]))``, batch 256, shuffled. The NumPy loop fancy-indexes th
 normalises in place (it yields numpy arrays; the DataLoader yields ``jax.Array``s on the CPU device).
 Rounds are interleaved and each variant's median is reported, with the ratio to NumPy from the same
 run. MXNet 1.9.1's DataLoader takes 0.6-1.2 s for this epoch on these 2-core machines
-(../shared/FACTS.md); the budget is 10% of that, 0.06 s.
+(the project's measurement); the budget is 10% of that, 0.06 s.
 
 Run from the repository root::
 
@@ -19,7 +19,6 @@ import os
 import statistics
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as onp
@@ -31,13 +30,6 @@ MEAN, STD = 0.13, 0.31
 
 # The entry point's common options this benchmark takes (python -m benchmarks passes these on).
 COMMON_OPTIONS = ("--quick", "--repeats", "--data-root")
-
-
-def _default_root() -> str | None:
-    if os.environ.get("FRAMEWORK_HOME"):
-        return None  # the dataset's own search finds $FRAMEWORK_HOME/datasets/fashion-mnist
-    shared = Path(__file__).resolve().parents[2] / "shared" / "data" / "fashion-mnist"
-    return os.fspath(shared) if (shared / "train-images-idx3-ubyte.gz").exists() else None
 
 
 def _numpy_epoch(images: onp.ndarray, labels: onp.ndarray, seed: int) -> int:
@@ -66,7 +58,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Run the benchmark, print a table, and return the measured numbers (seconds per epoch)."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.data_pipeline",
                                      description=__doc__.split("\n")[0])
-    parser.add_argument("--root", "--data-root", dest="root", default=_default_root(),
+    parser.add_argument("--root", "--data-root", dest="root", default=None,
                         help="directory of the Fashion-MNIST files")
     parser.add_argument("--rounds", "--repeats", dest="rounds", type=int, default=7,
                         help="interleaved timing rounds (default 7)")
