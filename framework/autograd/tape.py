@@ -30,7 +30,6 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as onp
 
 from .. import _compile
 from ..base import FrameworkError
@@ -41,7 +40,7 @@ from .recorded import ArrayOps
 __all__ = [
     "Recorded", "GraphError", "is_recording", "is_training", "set_recording", "set_training",
     "any_recorded", "record_call", "record_block", "parameter_leaf", "backward", "materialize",
-    "values_of",
+    "values_of", "backward_function", "Pending", "pending", "take_pending", "flush", "finish",
 ]
 
 
@@ -167,6 +166,7 @@ def _forward_program(key: Any) -> Callable:
 
 def materialize(values: Sequence[Value]) -> None:
     """Compute recorded values that have none yet (one compiled forward replay)."""
+    flush()
     todo = [v for v in values if v._value is None]
     if not todo:
         return
@@ -187,7 +187,8 @@ def values_of(tree: Any) -> Any:
     return jax.tree_util.tree_map(lambda x: x._value if is_value(x) else x, tree, is_leaf=is_value)
 
 
-def _backward_program(key: Any, use_hg: tuple[bool, ...]) -> Callable:
+def backward_function(key: Any, use_hg: tuple[bool, ...]) -> Callable:
+    """The pure backward of a plan: ``(pvals, consts, head grads) -> (outs, states, grads)``."""
     run, heads = replay(key[0]), key[1]
 
     def objective(pvals, consts, hg):
@@ -213,24 +214,41 @@ _FREED = (
 )
 
 
-def backward(heads: Sequence[Any], head_grads: Sequence[Any] | None = None,
-             retain_graph: bool = False) -> None:
-    """Differentiate the sum of ``heads`` (weighted by ``head_grads``) and write parameter gradients."""
-    for h in heads:
-        if not isinstance(h, Value) or h._node.kind == "param" and h._node.param is None:
-            raise GraphError(
-                f"backward() on {type(h).__name__}: not a recorded value. Compute it inside "
-                "`with autograd.record():` from Blocks, Parameters or np/npx operations."
-            )
-    plan = Plan(heads)
-    if any(n.freed for n in plan.nodes):
-        raise GraphError(_FREED)
-    hgs = [None] * len(heads) if head_grads is None else \
-        [None if g is None else jnp.asarray(values_of(g)) for g in head_grads]
-    use_hg = tuple(g is not None for g in hgs)
-    hg_args = [g if u else onp.zeros((), onp.float32) for g, u in zip(hgs, use_hg, strict=True)]
-    program = _compile.jit(("backward", use_hg, plan.key), lambda: _backward_program(plan.key, use_hg))
-    outs, states, grads = program(*plan.arrays(), hg_args)
+class Pending:
+    """A backward described but not yet run: its plan and head gradients."""
+
+    __slots__ = ("plan", "use_hg", "hg_args")
+
+    def __init__(self, plan: Plan, use_hg: tuple[bool, ...], hg_args: list) -> None:
+        self.plan, self.use_hg, self.hg_args = plan, use_hg, hg_args
+
+
+_pending: list[Pending | None] = [None]
+
+
+def pending() -> Pending | None:
+    """The backward waiting to run, if any (a Trainer step may run it with its update, as one program)."""
+    return _pending[0]
+
+
+def take_pending() -> Pending | None:
+    """Remove and return the waiting backward: the caller runs it and calls :func:`finish`."""
+    p, _pending[0] = _pending[0], None
+    return p
+
+
+def flush() -> None:
+    """Run the waiting backward, if any. Reading or writing a Parameter's arrays, a recorded value or
+    another backward calls this first, so nobody sees a state without the gradients."""
+    if _pending[0] is not None:
+        p = take_pending()
+        program = _compile.jit(("backward", p.use_hg, p.plan.key),
+                               lambda: backward_function(p.plan.key, p.use_hg))
+        finish(p.plan, *program(*p.plan.arrays(), p.hg_args))
+
+
+def finish(plan: Plan, outs: list, states: list, grads: list) -> None:
+    """Install what a plan's backward computed: node values, parameter gradients, layer states."""
     _fill(plan, outs)
     for (param, dev), g in zip(plan.params, grads, strict=True):
         param._write_grad(dev, g)
@@ -240,6 +258,28 @@ def backward(heads: Sequence[Any], head_grads: Sequence[Any] | None = None,
             for name, value in state.items():
                 param = node.params[names.index(name)][0]
                 param._commit_state(device_of(value), value)
+
+
+def backward(heads: Sequence[Any], head_grads: Sequence[Any] | None = None,
+             retain_graph: bool = False) -> None:
+    """Differentiate the sum of ``heads`` (weighted by ``head_grads``) and write parameter gradients."""
+    for h in heads:
+        if not isinstance(h, Value) or h._node.kind == "param" and h._node.param is None:
+            raise GraphError(
+                f"backward() on {type(h).__name__}: not a recorded value. Compute it inside "
+                "`with autograd.record():` from Blocks, Parameters or np/npx operations."
+            )
+    flush()
+    plan = Plan(heads)
+    if any(n.freed for n in plan.nodes):
+        raise GraphError(_FREED)
+    hgs = [None] * len(heads) if head_grads is None else \
+        [None if g is None else jnp.asarray(values_of(g)) for g in head_grads]
+    use_hg = tuple(g is not None for g in hgs)
+    hg_args = [g if u else None for g, u in zip(hgs, use_hg, strict=True)]  # None: no leaf to send
     if not retain_graph:
         for node in plan.nodes:
             node.freed = True
+    _pending[0] = Pending(plan, use_hg, hg_args)
+    if not all(getattr(param, "_defers_backward", False) for param, _ in plan.params):
+        flush()  # a leaf that does not flush on read (a Variable): run now

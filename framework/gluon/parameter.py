@@ -65,6 +65,20 @@ def _device_of(x: jax.Array) -> jax.Device | None:
     return next(iter(devs)) if len(devs) == 1 else None
 
 
+def _flushed(key: str) -> property:
+    """An attribute of a Parameter stored under ``key`` that runs a waiting backward before each access."""
+
+    def get(self: Parameter) -> Any:
+        _tape.flush()
+        return self.__dict__.get(key)
+
+    def put(self: Parameter, value: Any) -> None:
+        _tape.flush()
+        self.__dict__[key] = value
+
+    return property(get, put)
+
+
 class Parameter:
     """A trainable (or state) array of a Block, replicated on each device it is initialised on.
 
@@ -105,6 +119,19 @@ class Parameter:
         # initialize(ctx=[d, d]) keeps one replica on d; the gradients of the batch slices that
         # split_and_load sends to d then add up (as if d were two devices) instead of overwriting.
         self._repeated = False
+
+    # ------------------------------------------------------------------ arrays
+    # A backward may wait (autograd.tape.pending) so that Trainer.step runs it with the update as one
+    # program; any read or write of a Parameter's arrays runs it first, so nobody sees stale gradients.
+    _defers_backward = True
+
+    _data = _flushed("_data_now")
+    _grad = _flushed("_grad_now")
+    _fresh_grad = _flushed("_fresh_now")
+
+    def _arrays_now(self) -> tuple[dict | None, dict | None]:
+        """(data, grad) per device as they are, without running a waiting backward (Trainer's fused step)."""
+        return self.__dict__.get("_data_now"), self.__dict__.get("_grad_now")
 
     # ------------------------------------------------------------------ descriptive state
     def __repr__(self) -> str:

@@ -31,7 +31,7 @@ import numpy as onp
 from .. import _compile
 from .. import optimizer as _opt
 from ..base import StrictKwargs
-from . import _trainer_states
+from . import _fused_step, _trainer_states
 from .parameter import Parameter, ParameterDict
 
 __all__ = ["Trainer"]
@@ -217,6 +217,7 @@ class Trainer(StrictKwargs):
                 skipped = skipped + jnp.where(finite, 0, 1).astype(skipped.dtype)
             return new, new_state, total, skipped
 
+        self._update_py = update  # traced into the fused backward+update program too (_fused_step)
         self._update_fn = _compile.jit(("update", id(tx)), lambda: update, owner=self, static_argnums=3)
 
     def step(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
@@ -270,6 +271,8 @@ class Trainer(StrictKwargs):
         opt.num_update += 1
         lr = onp.float32(opt.learning_rate)
         rescale = onp.float32(opt.rescale_grad)
+        if _fused_step.fused_step(self, lr, rescale):
+            return
         devices = self._devices()
         grads = {d: {n: p._grad[d] for n, p in self._trainable} for d in devices}
         for dev in devices:

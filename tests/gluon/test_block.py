@@ -70,6 +70,8 @@ class _Compiles:
 
 def test_deferred_inference_is_abstract():
     """The first call infers shapes with jax.eval_shape: no compile of the real forward is needed."""
+    warm = nn.Dense(4, in_units=7)  # the initializer's programs for these shapes, compiled beforehand
+    warm.initialize()
     net = nn.Dense(4)
     net.initialize()
     with _Compiles() as compiles:

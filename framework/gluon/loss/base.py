@@ -55,6 +55,9 @@ def _softrelu(x: jax.Array) -> jax.Array:
     return jnp.logaddexp(x, 0.0)
 
 
+_SIGNATURES: dict[type, inspect.Signature] = {}  # forward's signature per loss class (read every call)
+
+
 class Loss(HybridBlock):
     """Base class of losses: ``Loss(weight=None, batch_axis=0)``; subclasses define
     ``forward(pred, label, sample_weight=None, ...)`` in jax.numpy. Calls run compiled and record
@@ -77,10 +80,13 @@ class Loss(HybridBlock):
         return f"{type(self).__name__}(batch_axis={self._batch_axis}, w={self._weight})"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        sig = _SIGNATURES.get(type(self))
+        if sig is None:
+            sig = _SIGNATURES[type(self)] = inspect.signature(self.forward)
         try:
-            bound = inspect.signature(self.forward).bind(*args, **kwargs)
+            bound = sig.bind(*args, **kwargs)
         except TypeError as err:
-            raise TypeError(f"{type(self).__name__}{inspect.signature(self.forward)}: {err}") from None
+            raise TypeError(f"{type(self).__name__}{sig}: {err}") from None
         bound.apply_defaults()
         values = list(bound.arguments.values())
         while values and values[-1] is None:

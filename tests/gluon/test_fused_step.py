@@ -1,0 +1,93 @@
+"""Trainer.step fused with the waiting backward (framework/gluon/_fused_step.py): the same numbers as
+running the backward first, one program per step, and every read between backward and step sees the
+backward's results."""
+
+import numpy as onp
+import pytest
+
+from framework import autograd, gluon, init, np
+from framework.autograd import tape
+from framework.gluon import nn
+
+
+def _net():
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(4, 3, in_channels=1), nn.BatchNorm(in_channels=4), nn.Activation("relu"),
+            nn.MaxPool2D(2, 2), nn.Dense(3, in_units=4 * 3 * 3))
+    net.initialize(init.Xavier())
+    return net
+
+
+def _train(fused: bool, optimizer: str, params: dict, steps: int = 3, **options):
+    net = _net()
+    for name, p in net.collect_params().items():
+        p.set_data(params[name])
+    trainer = gluon.Trainer(net.collect_params(), optimizer, {"learning_rate": 0.1, **options})
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    rs = onp.random.RandomState(0)
+    losses, programs = [], []
+    for _ in range(steps):
+        x = np.array(rs.uniform(-1, 1, (5, 1, 8, 8)).astype("float32"))
+        y = np.array(rs.randint(0, 3, 5).astype("int32"))
+        with autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        assert tape.pending() is not None  # the backward waits for the step
+        if not fused:
+            tape.flush()
+        trainer.step(5)
+        assert tape.pending() is None
+        losses.append(onp.asarray(loss))
+        programs.append(sorted(d[1][0] for d in trainer.__dict__.get("_compiled", {})))
+    state = {n: onp.asarray(p.data()) for n, p in net.collect_params().items()}
+    grads = {n: onp.asarray(p.grad()) for n, p in net.collect_params().items() if p.grad_req != "null"}
+    return losses, state, grads, programs
+
+
+@pytest.mark.parametrize("optimizer,options", [("sgd", {"momentum": 0.9}), ("adam", {}),
+                                               ("sgd", {"wd": 0.01, "clip_gradient": 0.5})])
+def test_fused_step_equals_backward_then_step(optimizer, options):
+    params = {n: p.data() for n, p in _net().collect_params().items()}
+    l0, s0, g0, p0 = _train(False, optimizer, params, **options)
+    l1, s1, g1, p1 = _train(True, optimizer, params, **options)
+    assert "fused_step" not in p0[-1] and "fused_step" in p1[-1]  # the path each run took
+    for a, b in zip(l0, l1, strict=True):
+        onp.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-7)
+    assert s0.keys() == s1.keys() and g0.keys() == g1.keys()
+    for k in s0:  # weights and BatchNorm's running statistics
+        onp.testing.assert_allclose(s1[k], s0[k], rtol=1e-5, atol=1e-7, err_msg=k)
+    for k in g0:  # gradients stay readable after the step, as in MXNet
+        onp.testing.assert_allclose(g1[k], g0[k], rtol=1e-5, atol=1e-7, err_msg=k)
+
+
+def test_reads_between_backward_and_step_see_the_backward():
+    net = _net()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    x = np.ones((2, 1, 8, 8))
+    bn = net[1]
+    before = onp.asarray(bn.running_mean.data())
+    with autograd.record():
+        loss = net(x).sum()
+    loss.backward()
+    assert tape.pending() is not None
+    assert not onp.array_equal(onp.asarray(bn.running_mean.data()), before)  # statistics committed
+    assert tape.pending() is None
+    grad = onp.asarray(net[4].weight.grad())
+    assert onp.abs(grad).sum() > 0
+    w = onp.asarray(net[4].weight.data())
+    trainer.step(1)  # the unfused path, with the gradients already written
+    onp.testing.assert_allclose(onp.asarray(net[4].weight.data()), w - 0.1 * grad, rtol=1e-6, atol=1e-7)
+
+
+def test_a_recorded_value_read_before_the_step_runs_the_backward():
+    net = nn.Dense(2, in_units=3)
+    net.initialize()
+    with autograd.record():
+        out = net(np.ones((4, 3)))
+        loss = (out ** 2).sum()
+    loss.backward()
+    assert tape.pending() is not None
+    onp.testing.assert_allclose(float(loss), float(onp.sum(onp.asarray(out) ** 2)), rtol=1e-6)
+    assert tape.pending() is None
+    expect = 2 * onp.asarray(out).T @ onp.ones((4, 3), onp.float32)
+    onp.testing.assert_allclose(onp.asarray(net.weight.grad()), expect, rtol=1e-5)
