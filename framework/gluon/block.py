@@ -257,16 +257,24 @@ class Block(StrictKwargs):
         ``None`` shares nothing (MXNet 2.0)."""
         if shared is None:
             return self
-        own = self.collect_params()
+        slots: dict[str, tuple[Block, str]] = {}  # structural name -> (owning block, registered key)
+
+        def walk(block: Block, prefix: str) -> None:
+            for key in block._reg_params:
+                slots.setdefault(prefix + key, (block, key))
+            for child_name, child in block._children.items():
+                walk(child, f"{prefix}{child_name}.")
+
+        walk(self, "")
         for name, p in shared.items():
-            if name not in own:
+            if name not in slots:
                 continue
-            owner = self
-            *path, leaf = name.split(".")
-            for part in path:
-                owner = owner._children[part]
-            owner._reg_params[leaf] = p
-            object.__setattr__(owner, leaf, p)
+            owner, key = slots[name]
+            old = owner._reg_params[key]
+            owner._reg_params[key] = p
+            for attr, value in list(vars(owner).items()):  # the attribute and any alias (rnn's l0_i2h_weight)
+                if value is old:
+                    object.__setattr__(owner, attr, p)
         _bump()
         return self
 

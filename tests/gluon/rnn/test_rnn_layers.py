@@ -196,3 +196,13 @@ def test_attribute_names_are_mxnets_and_saved_names_are_mxnet_1_9_files(tmp_path
     again.load_parameters(str(path))
     x = np.ones((4, 1, 2))
     onp.testing.assert_allclose(again(x), layer(x), rtol=1e-6)
+
+
+def test_share_parameters_reaches_the_layers_dotted_names_and_aliases():
+    a, b = rnn.LSTM(4, input_size=3, num_layers=2), rnn.LSTM(4, input_size=3, num_layers=2)
+    b.share_parameters(a.collect_params())
+    assert all(b.collect_params()[k] is p for k, p in a.collect_params().items())
+    assert b.l1_h2h_weight is a.l1_h2h_weight  # MXNet's attribute names follow the shared Parameters
+    a.initialize()
+    x = np.ones((5, 2, 3))
+    onp.testing.assert_array_equal(onp.asarray(b(x)), onp.asarray(a(x)))
