@@ -32,7 +32,7 @@ RULES: dict[str, str] = {
     "as_in_context": "x.as_in_context(ctx) / as_in_ctx -> npx.as_in_context(x, ctx)",
     "copyto": "x.copyto(t) -> npx.copyto(x, t); as a statement: t = npx.copy_into(x, t)",
     "as_np_ndarray": "x.as_np_ndarray() / as_nd_ndarray() -> x (one array type here)",
-    "context": "x.context / x.ctx -> npx.context_of(x); ctx.device_type -> npx.device_type(ctx)",
+    "context": "x.context -> npx.context_of(x); ctx.device_type -> npx.device_type(ctx); with ctx: scoped",
     "isinstance": "isinstance(x, mx.nd.NDArray) -> isinstance(x, npx.NDArray)",
     "attach_grad": "x.attach_grad() -> x = autograd.attach_grad(x) (names, attributes, subscripts)",
     "attach_grad_loop": "for p in ps: p.attach_grad() -> ps[:] = [autograd.attach_grad(p) for p in ps]",

@@ -56,7 +56,7 @@ def test_unchanged_lines_are_kept_byte_for_byte():
         rewritten = [i for i in range(len(src)) if i not in kept]
         markers = ("mxnet", ".asnumpy(", ".asscalar(", ".attach_grad(", "] =", "] +=", "] *=", ".context",
                    ".copyto(", ".as_in_context(", ".wait_to_read(", "NDArray", ".as_n", ".ctx",
-                   ".device_type", "for ")
+                   ".device_type", "for ", "with ")
         for i in rewritten:  # a rewritten line held something a rule rewrites (or continues such a line)
             assert any(m in line for m in markers for line in src[max(0, i - 2): i + 3]), (case, src[i])
 
@@ -104,7 +104,7 @@ def test_unported_report():
 def test_counts_by_rule():
     report = Report()
     port_source(read("devices.in.txt"), "devices.py", report)
-    assert report.counts["copyto"] == 4 and report.counts["context"] == 7
+    assert report.counts["copyto"] == 4 and report.counts["context"] == 11
     assert report.counts["as_in_context"] == 3 and report.counts["imports"] == 2
 
 

@@ -1,6 +1,7 @@
 """Array devices: ``x.context`` / ``x.ctx`` -> ``npx.context_of(x)``, ``ctx.device_type`` ->
 ``npx.device_type(ctx)``, ``ctx.device_id`` -> ``npx.device_id(ctx)`` (a context is a ``jax.Device``,
-which has none of these attributes).
+which has none of these attributes), and ``with ctx:`` / ``with mx.gpu(1):`` (a default-device scope)
+-> ``with mx.device_scope(ctx):`` (a ``jax.Device`` is no context manager).
 
 Left alone: attributes of modules (``mx.context``), of ``self``/``cls`` and argparse-like objects
 (``args.ctx``), of names holding devices, containers or other libraries' values, and attributes the code
@@ -11,7 +12,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider
 
-from .._analysis import dotted, root_name
+from .._analysis import _DEVICE_FUNCS, dotted, root_name
 from ._base import ARGPARSE_LIKE, Rule
 
 __all__ = ["ContextRule"]
@@ -47,3 +48,18 @@ class ContextRule(Rule):
             self.count("context")
             return self.call("npx", attr, updated.value).with_changes(lpar=updated.lpar, rpar=updated.rpar)
         return updated
+
+    def _is_device(self, expr: cst.BaseExpression) -> bool:
+        """A name known to hold a device, or a call of MXNet's device constructors (``mx.cpu(0)``)."""
+        if isinstance(expr, cst.Name):
+            return expr.value in self.info.devices
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            return expr.func.attr.value in _DEVICE_FUNCS and self.is_module_ref(expr.func.value)
+        return False
+
+    def leave_WithItem(self, original: cst.WithItem, updated: cst.WithItem) -> cst.WithItem:
+        if not self._is_device(original.item):
+            return updated
+        self.count("context")
+        scope = cst.Call(func=self.ns("device_scope"), args=[cst.Arg(updated.item)])
+        return updated.with_changes(item=scope)
