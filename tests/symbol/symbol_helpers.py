@@ -3,7 +3,6 @@ seeded weights, and the networks this framework exports."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as onp
@@ -74,7 +73,6 @@ def build_ours(name):
     """(block, input) of a network this framework exports, with seeded weights (see export_ours.py)."""
     import jax.numpy as jnp
 
-    from framework import gluon
     from framework.gluon import nn
 
     if name.startswith("layer_"):
@@ -97,19 +95,14 @@ def build_ours(name):
         net.initialize()
         net(x)
         _set_seeded(net, 22)
-    elif name == "ours_resnet18":
-        import tempfile
+    elif name == "ours_resnet18":  # the model zoo's ResNet-18 (v1), built and exported by this framework
+        from framework.gluon.model_zoo import vision
 
-        from framework import serialization
-
-        d = onp.load(REF / "resnet18.npz")
-        names = [str(n) for n in d["names"]]
-        weights = seeded_params(list(zip(names, json.loads(str(d["shapes"])), strict=True)), 11)
-        with tempfile.TemporaryDirectory() as tmp:
-            path = f"{tmp}/w.params"
-            serialization.save(path, {f"arg:{k}": v for k, v in weights.items()})
-            net = gluon.SymbolBlock.imports(REF / "resnet18-symbol.json", ["data"], path)
-        x = jnp.asarray(d["x"])
+        net = vision.resnet18_v1(classes=10)
+        x = jnp.asarray(onp.random.RandomState(23).uniform(-1, 1, (2, 3, 64, 64)).astype(onp.float32))
+        net.initialize()
+        net(x)
+        _set_seeded(net, 11)
     else:
         raise KeyError(name)
     net.hybridize()
