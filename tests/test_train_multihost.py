@@ -170,8 +170,8 @@ def test_a_lost_peer_is_named_and_the_survivor_exits(tmp_path, fashion_root, vic
 
 
 def test_a_wrong_coordinator_address_is_an_error_not_a_hang(tmp_path, fashion_root):
-    """Nobody listens at the address: process 1 says so after --join-timeout (default 20 s)."""
-    procs = _launch([_mh(fashion_root, tmp_path / "o", _free_port(), 1)])
+    """Nobody listens at the address: process 1 says so after --join-timeout (20 s, the default)."""
+    procs = _launch([_mh(fashion_root, tmp_path / "o", _free_port(), 1, "--join-timeout", "20")])
     import time
 
     start = time.monotonic()
