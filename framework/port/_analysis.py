@@ -11,14 +11,14 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-__all__ = ["ModuleInfo", "analyse", "dotted", "root_name", "map_module"]
+__all__ = ["ModuleInfo", "analyse", "dotted", "root_name", "map_module", "DEVICE_FUNCS"]
 
 # mxnet submodules whose framework counterpart has another name
 _RENAMED = {"ndarray": "nd", "numpy": "np", "numpy_extension": "npx", "context": "device",
             "init": "initializer"}
 
 _CONTAINER_CALLS = {"list", "dict", "set", "tuple", "defaultdict", "OrderedDict", "deque"}
-_DEVICE_FUNCS = {"cpu", "gpu", "cpu_pinned", "Context", "Device", "current_context", "current_device"}
+DEVICE_FUNCS = {"cpu", "gpu", "cpu_pinned", "Context", "Device", "current_context", "current_device"}
 
 
 def map_module(path: str) -> str:
@@ -145,7 +145,7 @@ class _Collector(cst.CSTVisitor):
                 return "container"
             path = self.info.resolve(func) or ""
             last = path.rsplit(".", 1)[-1]
-            if path.startswith("framework") and last in _DEVICE_FUNCS:
+            if path.startswith("framework") and last in DEVICE_FUNCS:
                 return "device"
             if path.startswith(("framework.nd", "framework.np", "framework.npx")) or \
                     path in ("framework.autograd.attach_grad",):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider
 
-from .._analysis import _DEVICE_FUNCS, dotted, root_name
+from .._analysis import DEVICE_FUNCS, dotted, root_name
 from ._base import ARGPARSE_LIKE, Rule
 
 __all__ = ["ContextRule"]
@@ -54,7 +54,7 @@ class ContextRule(Rule):
         if isinstance(expr, cst.Name):
             return expr.value in self.info.devices
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
-            return expr.func.attr.value in _DEVICE_FUNCS and self.is_module_ref(expr.func.value)
+            return expr.func.attr.value in DEVICE_FUNCS and self.is_module_ref(expr.func.value)
         return False
 
     def leave_WithItem(self, original: cst.WithItem, updated: cst.WithItem) -> cst.WithItem:
