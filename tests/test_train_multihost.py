@@ -111,7 +111,7 @@ def _mh(root: Path, out: Path, port: int, rank: int, *extra: str) -> list[str]:
     return ["--data-root", str(root), "--subset", "64", "--batch-size", "16", "--epochs", "2", "--out",
             str(out), "--params", str(out / "net.params"), "--progress", "off", "--devices", "cpu",
             "--coordinator", f"127.0.0.1:{port}", "--num-processes", "2", "--process-id", str(rank),
-            "--join-timeout", "120", *extra]  # a loaded CI machine starts slowly; tests that time out pass less
+            "--join-timeout", "120", *extra]  # a loaded CI machine starts slowly (tests may pass less)
 
 
 def test_processes_with_different_checkpoints_refuse_to_train(tmp_path, fashion_root):

@@ -110,8 +110,9 @@ def test_second_backward_needs_retain_graph():
 
 
 def test_backward_on_plain_array_is_clear_error():
-    with pytest.raises(autograd.GraphError, match=r"backward\(\) on ArrayImpl: not a recorded value. Compute it "
-                       r"inside `with autograd.record\(\):`"):
+    with pytest.raises(autograd.GraphError,
+                       match=r"backward\(\) on ArrayImpl: not a recorded value. Compute it inside `with "
+                       r"autograd.record\(\):`"):
         autograd.backward(np.ones(3))
 
 

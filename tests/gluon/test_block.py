@@ -4,11 +4,11 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 import pytest
+from nets import lenet
 
 import framework
 from framework import autograd, gluon, np, npx
 from framework.gluon import nn
-from nets import lenet
 
 
 def load_reference_lenet(net, ref, device=None):

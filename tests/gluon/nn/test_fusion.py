@@ -4,10 +4,10 @@ the unfused layers' values and gradients; the container keeps the user's childre
 import jax
 import numpy as onp
 import pytest
+from nets import lenet
 
 from framework import _compile, autograd, gluon, np, parallel
 from framework.gluon import nn
-from nets import lenet
 
 FUSED = [("conv_pool", "cpu", (0, 1)), ("conv_pool", "cpu", (2, 3))]
 
