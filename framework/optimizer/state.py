@@ -62,21 +62,19 @@ def set_hyperparams(state: Any, **values: Any) -> Any:
     """
     found: set[str] = set()
 
+    def replaced(hyperparams: dict) -> dict:
+        hp = dict(hyperparams)
+        for k, v in values.items():
+            if k in hp:
+                hp[k] = _like(hp[k], v)
+                found.add(k)
+        return hp
+
     def visit(s: Any) -> Any:
         if isinstance(s, OptimizerState):
-            hp = dict(s.hyperparams)
-            for k, v in values.items():
-                if k in hp:
-                    hp[k] = _like(hp[k], v)
-                    found.add(k)
-            return s._replace(hyperparams=hp, slots=visit(s.slots))
+            return s._replace(hyperparams=replaced(s.hyperparams), slots=visit(s.slots))
         if hasattr(s, "_fields") and "hyperparams" in s._fields and "inner_state" in s._fields:
-            hp = dict(s.hyperparams)
-            for k, v in values.items():
-                if k in hp:
-                    hp[k] = _like(hp[k], v)
-                    found.add(k)
-            return s._replace(hyperparams=hp, inner_state=visit(s.inner_state))
+            return s._replace(hyperparams=replaced(s.hyperparams), inner_state=visit(s.inner_state))
         if isinstance(s, tuple) and not hasattr(s, "_fields"):
             return tuple(visit(x) for x in s)
         return s
