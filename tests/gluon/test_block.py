@@ -173,6 +173,38 @@ def test_hybridize_compiles_once():
     assert len(compiles) == before
 
 
+def _recorded_nodes(net, x):
+    with autograd.record():
+        out = net(x)
+    return out._node.kind, out
+
+
+def test_stack_of_builtin_layers_records_one_node_unless_a_child_is_hooked():
+    """An un-hybridized Sequential of built-in layers records ONE compiled node (no host round per layer);
+    a hook on a child, or a child that runs as Python, brings the per-layer calls back, and the hook sees
+    its layer. The numbers are the same either way."""
+    net = lenet(hybrid=False)
+    net.initialize()
+    x = np.ones((2, 1, 28, 28))
+    kind, out = _recorded_nodes(net, x)
+    assert kind == "block" and out._node.block is net
+    seen = []
+    handle = net[4].register_forward_hook(lambda block, args, out: seen.append(out.shape))
+    _, per_layer = _recorded_nodes(net, x)
+    assert per_layer._node.block is net[6] and seen == [(2, 120)]
+    handle.detach()
+    onp.testing.assert_allclose(onp.asarray(out), onp.asarray(per_layer), rtol=1e-6, atol=1e-6)
+
+    class Python(gluon.HybridBlock):  # not built in, not hybridized: runs as Python
+        def forward(self, x):
+            return x * 2
+
+    net.add(Python())
+    _, last = _recorded_nodes(net, x)
+    assert last._node.kind == "op"  # the multiplication, recorded op by op
+    onp.testing.assert_allclose(onp.asarray(last), 2 * onp.asarray(out), rtol=1e-6, atol=1e-6)
+
+
 def test_plain_block_with_python_control_flow():
     class Gate(gluon.Block):
         def __init__(self):

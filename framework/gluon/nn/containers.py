@@ -50,6 +50,17 @@ class _SequentialMixin:
         forced = getattr(self, "_rewrite_backends", ())
         return _compile.sequence_plan(self, list(self._children.values()), _platform(x), forced)
 
+    def _runs_compiled(self) -> bool:
+        """A stack of layers that each run compiled and have no hooks runs as ONE compiled call (one
+        recorded node, one dispatch): the math the layers would do one by one, without a host round per
+        layer. A child with hooks, or one that runs as Python (a plain Block, a custom HybridBlock not
+        hybridized), keeps the layer-by-layer call, where each child is seen."""
+        if super()._runs_compiled():
+            return True
+        children = self._children.values()
+        return bool(children) and all(
+            c._runs_compiled() and not (c._forward_hooks or c._forward_pre_hooks) for c in children)
+
     def forward(self, x: Any, *args: Any) -> Any:
         for block in self._steps(x):
             x = block(x, *args)
@@ -74,7 +85,8 @@ class _SequentialMixin:
 
 
 class Sequential(_SequentialMixin, Block):
-    """Stacks Blocks sequentially. Built-in layers inside still run compiled, one by one."""
+    """Stacks Blocks sequentially. A stack of built-in layers runs compiled as one call; otherwise
+    the built-in layers inside still run compiled, one by one."""
 
     def __init__(self, prefix: str | None = None, params: Any = None) -> None:
         super().__init__(prefix, params)
