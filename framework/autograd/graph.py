@@ -164,7 +164,7 @@ class Plan:
         self.consts: list[Any] = []
         self.counts: list[Any] = []  # uint32 host scalars (key counts): sent as ONE array
         self._cindex: dict[int, int] = {}
-        self._pindex: dict[tuple[int, Any], int] = {}
+        self.param_index: dict[tuple[int, Any], int] = {}  # (id(Parameter), device) -> pvals index
         structure = []
         for node in order:
             if node.kind == "param":
@@ -199,11 +199,11 @@ class Plan:
         if param.grad_req == "null":
             return self._const(value)
         k = (id(param), device)
-        if k not in self._pindex:
-            self._pindex[k] = len(self.params)
+        if k not in self.param_index:
+            self.param_index[k] = len(self.params)
             self.params.append((param, device))
             self.pvals.append(value)
-        return ("p", self._pindex[k])
+        return ("p", self.param_index[k])
 
 
 def replay(structure: tuple) -> Callable[[Sequence[Any], Sequence[Any]], tuple[list, list]]:

@@ -40,7 +40,7 @@ from .recorded import ArrayOps
 __all__ = [
     "Recorded", "GraphError", "is_recording", "is_training", "set_recording", "set_training",
     "any_recorded", "record_call", "record_block", "parameter_leaf", "backward", "materialize",
-    "values_of", "backward_function", "Pending", "pending", "take_pending", "flush", "finish",
+    "values_of", "backward_function", "Pending", "pending", "waiting", "take_pending", "flush", "finish",
 ]
 
 
@@ -223,24 +223,26 @@ class Pending:
         self.plan, self.use_hg, self.hg_args = plan, use_hg, hg_args
 
 
-_pending: list[Pending | None] = [None]
+# The one slot of the waiting backward. Readers on a hot path test ``waiting[0] is not None`` before
+# calling flush (a Parameter's arrays are read many times per step).
+waiting: list[Pending | None] = [None]
 
 
 def pending() -> Pending | None:
     """The backward waiting to run, if any (a Trainer step may run it with its update, as one program)."""
-    return _pending[0]
+    return waiting[0]
 
 
 def take_pending() -> Pending | None:
     """Remove and return the waiting backward: the caller runs it and calls :func:`finish`."""
-    p, _pending[0] = _pending[0], None
+    p, waiting[0] = waiting[0], None
     return p
 
 
 def flush() -> None:
     """Run the waiting backward, if any. Reading or writing a Parameter's arrays, a recorded value or
     another backward calls this first, so nobody sees a state without the gradients."""
-    if _pending[0] is not None:
+    if waiting[0] is not None:
         p = take_pending()
         program = _compile.jit(("backward", p.use_hg, p.plan.key),
                                lambda: backward_function(p.plan.key, p.use_hg))
@@ -280,6 +282,6 @@ def backward(heads: Sequence[Any], head_grads: Sequence[Any] | None = None,
     if not retain_graph:
         for node in plan.nodes:
             node.freed = True
-    _pending[0] = Pending(plan, use_hg, hg_args)
+    waiting[0] = Pending(plan, use_hg, hg_args)
     if not all(getattr(param, "_defers_backward", False) for param, _ in plan.params):
         flush()  # a leaf that does not flush on read (a Variable): run now

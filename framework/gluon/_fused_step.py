@@ -35,10 +35,11 @@ from ..autograd import tape as _tape
 __all__ = ["fused_step"]
 
 
-def _eligible(trainer: Any, plan: Any) -> tuple[Any, tuple[int, ...], dict[str, Any]] | None:
-    """(device, plan index of each trained Parameter, current values) when the step can be fused."""
-    index = {(id(p), d): i for i, (p, d) in enumerate(plan.params)}
-    device, picks, values = None, [], {}
+def _eligible(trainer: Any, plan: Any) -> tuple[Any, tuple[int, ...], dict[str, Any] | None] | None:
+    """(device, plan index of each trained Parameter, current values) when the step can be fused; the
+    values are None when they are the ones the plan recorded (the usual case: sent once, not twice)."""
+    index, pvals = plan.param_index, plan.pvals
+    device, picks, values, same = None, [], {}, True
     for name, p in trainer._trainable:
         data, grad = p._arrays_now()
         if data is None or grad is None or len(data) != 1 or p.grad_req != "write" or p._repeated:
@@ -50,11 +51,12 @@ def _eligible(trainer: Any, plan: Any) -> tuple[Any, tuple[int, ...], dict[str, 
         if dev != device or i is None:
             return None
         picks.append(i)
-        values[name] = data[dev]
-    return (device, tuple(picks), values) if device is not None else None
+        values[name] = value = data[dev]
+        same = same and value is pvals[i]
+    return (device, tuple(picks), None if same else values) if device is not None else None
 
 
-def _program(trainer: Any, pending: Any, picks: tuple[int, ...]) -> Callable:
+def _program(trainer: Any, pending: Any, picks: tuple[int, ...], recorded: bool) -> Callable:
     names = [n for n, _ in trainer._trainable]
     backward = _tape.backward_function(pending.plan.key, pending.use_hg)
     update = trainer._update_py
@@ -62,6 +64,8 @@ def _program(trainer: Any, pending: Any, picks: tuple[int, ...]) -> Callable:
 
     def step(pvals, consts, hg, values, state, lr, rescale, skipped):
         outs, states, grads = backward(pvals, consts, hg)
+        if recorded:  # the Parameters hold the values the backward read
+            values = {n: pvals[i] for n, i in zip(names, picks, strict=True)}
         mine = {n: grads[i] for n, i in zip(names, picks, strict=True)}
         new, state, _, skipped = update(values, [mine], state, fresh, lr, rescale, skipped)
         return outs, states, grads, new, state, skipped
@@ -93,8 +97,9 @@ def fused_step(trainer: Any, lr: Any, rescale: Any) -> bool:
         return False
     _tape.take_pending()
     lr, rescale = _scalars(trainer, dev, lr, rescale)
-    desc = ("fused_step", id(trainer._tx), pending.use_hg, pending.plan.key, picks)
-    program = _compile.jit(desc, lambda: _program(trainer, pending, picks), owner=trainer)
+    recorded = values is None
+    desc = ("fused_step", id(trainer._tx), pending.use_hg, pending.plan.key, picks, recorded)
+    program = _compile.jit(desc, lambda: _program(trainer, pending, picks, recorded), owner=trainer)
     outs, states, grads, new, trainer._states[dev], trainer._skipped[dev] = program(
         *pending.plan.arrays(), pending.hg_args, values, trainer._states[dev], lr, rescale,
         trainer._skipped[dev])

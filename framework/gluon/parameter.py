@@ -68,8 +68,11 @@ def _device_of(x: jax.Array) -> jax.Device | None:
 def _flushed(key: str) -> property:
     """An attribute of a Parameter stored under ``key`` that runs a waiting backward before each access."""
 
+    waiting = _tape.waiting  # read on every access: the common case (nothing waiting) costs one test
+
     def get(self: Parameter) -> Any:
-        _tape.flush()
+        if waiting[0] is not None:
+            _tape.flush()
         return self.__dict__.get(key)
 
     def put(self: Parameter, value: Any) -> None:

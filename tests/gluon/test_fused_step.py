@@ -91,3 +91,26 @@ def test_a_recorded_value_read_before_the_step_runs_the_backward():
     assert tape.pending() is None
     expect = 2 * onp.asarray(out).T @ onp.ones((4, 3), onp.float32)
     onp.testing.assert_allclose(onp.asarray(net.weight.grad()), expect, rtol=1e-5)
+
+
+def test_parameters_changed_after_recording_are_updated_from_their_new_values():
+    """The backward differentiates at the recorded values; the step updates the values the Parameters
+    hold at step time (here set between record and backward), fused or not."""
+    out = []
+    for fused in (False, True):
+        net = nn.Dense(2, in_units=3)
+        net.initialize(init.One())
+        trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.5})
+        trainer.step(4, ignore_stale_grad=True)  # (sets the optimizer state up; changes nothing)
+        with autograd.record():
+            loss = (net(np.ones((4, 3))) ** 2).sum()
+        net.weight.set_data(np.full((2, 3), 2.0))
+        loss.backward()
+        if not fused:
+            tape.flush()
+        trainer.step(4)
+        assert ("fused_step" in str(list(trainer.__dict__.get("_compiled", {})))) is fused
+        out.append(onp.asarray(net.weight.data()))
+    grad = 4 * 2 * 3 * onp.ones((2, 3), onp.float32)  # 4 rows of d(out^2)/dout = 2 * 3 at weight ones
+    onp.testing.assert_allclose(out[0], 2.0 - 0.5 * grad / 4, rtol=1e-6)
+    onp.testing.assert_allclose(out[1], out[0], rtol=1e-6)

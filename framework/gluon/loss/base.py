@@ -55,7 +55,25 @@ def _softrelu(x: jax.Array) -> jax.Array:
     return jnp.logaddexp(x, 0.0)
 
 
-_SIGNATURES: dict[type, inspect.Signature] = {}  # forward's signature per loss class (read every call)
+# per loss class: forward's signature, and the positional counts a call may bind without it
+_SIGNATURES: dict[type, tuple[inspect.Signature, int, int]] = {}
+
+
+def _signature(cls: type, forward: Any) -> tuple[inspect.Signature, int, int]:
+    """(signature, required, plain): a call of ``required`` to ``plain`` positional non-None arguments
+    and no keywords binds as given (every omitted parameter defaults to None)."""
+    sig = inspect.signature(forward)
+    params = list(sig.parameters.values())
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    plain = 0
+    while plain < len(params) and params[plain].kind in positional:
+        plain += 1
+    required = sum(p.default is inspect.Parameter.empty for p in params[:plain])
+    if any(p.kind not in positional or (p.default is not None and p.default is not inspect.Parameter.empty)
+           for p in params):
+        plain = -1  # defaults other than None, keyword-only or variadic parameters: always bind
+    _SIGNATURES[cls] = sig, required, plain
+    return _SIGNATURES[cls]
 
 
 class Loss(HybridBlock):
@@ -80,9 +98,9 @@ class Loss(HybridBlock):
         return f"{type(self).__name__}(batch_axis={self._batch_axis}, w={self._weight})"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        sig = _SIGNATURES.get(type(self))
-        if sig is None:
-            sig = _SIGNATURES[type(self)] = inspect.signature(self.forward)
+        sig, required, plain = _SIGNATURES.get(type(self)) or _signature(type(self), self.forward)
+        if not kwargs and required <= len(args) <= plain and all(a is not None for a in args):
+            return super().__call__(*args)  # what binding would give: no keyword, no None to drop
         try:
             bound = sig.bind(*args, **kwargs)
         except TypeError as err:
