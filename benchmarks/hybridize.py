@@ -149,10 +149,13 @@ def interleaved_clocks(runs: dict[str, Callable[[], Any]], repeats: int) -> dict
     """Run each callable ``repeats`` times, round-robin; per run three clocks in seconds: ``wall``,
     ``cpu`` (this process, every thread: the work done, XLA's included) and ``host`` (the calling
     thread only: Python and dispatch). The CPU clocks barely move when other processes share the
-    cores; the wall clock does."""
+    cores; the wall clock does. Each timed run follows an untimed run of the same callable: a
+    library's worker threads that spin after their work (PyTorch's OpenMP pool does) would otherwise
+    take the cores from the next variant and bill it for the previous one's work."""
     out = {k: {"wall": [], "cpu": [], "host": []} for k in runs}
     for _ in range(repeats):
         for name, fn in runs.items():
+            fn()
             w, c, h = time.perf_counter(), time.process_time(), time.thread_time()
             fn()
             out[name]["host"].append(time.thread_time() - h)
