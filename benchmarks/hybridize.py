@@ -145,17 +145,20 @@ def batches(n: int, device: Any = None, seed: int = 0) -> list[tuple[jax.Array, 
     return out
 
 
-def interleaved_clocks(runs: dict[str, Callable[[], Any]], repeats: int) -> dict[str, dict[str, list[float]]]:
+def interleaved_clocks(runs: dict[str, Callable[[], Any]], repeats: int, *,
+                       warm_each: bool = False) -> dict[str, dict[str, list[float]]]:
     """Run each callable ``repeats`` times, round-robin; per run three clocks in seconds: ``wall``,
     ``cpu`` (this process, every thread: the work done, XLA's included) and ``host`` (the calling
     thread only: Python and dispatch). The CPU clocks barely move when other processes share the
-    cores; the wall clock does. Each timed run follows an untimed run of the same callable: a
-    library's worker threads that spin after their work (PyTorch's OpenMP pool does) would otherwise
-    take the cores from the next variant and bill it for the previous one's work."""
+    cores; the wall clock does. With ``warm_each``, each timed run follows an untimed run of the same
+    callable: for runs of a few milliseconds, a library's worker threads that spin after their work
+    (PyTorch's OpenMP pool does) would otherwise take the cores from the next variant and bill it for
+    the previous one's work."""
     out = {k: {"wall": [], "cpu": [], "host": []} for k in runs}
     for _ in range(repeats):
         for name, fn in runs.items():
-            fn()
+            if warm_each:
+                fn()
             w, c, h = time.perf_counter(), time.process_time(), time.thread_time()
             fn()
             out[name]["host"].append(time.thread_time() - h)
@@ -223,7 +226,8 @@ def _maxdiff(a: dict[str, jax.Array], b: dict[str, jax.Array]) -> float:
     return max(float(onp.max(onp.abs(onp.asarray(a[k]) - onp.asarray(b[k])))) for k in a)
 
 
-def timed_variants(runs: dict[str, Callable[[], Any]], repeats: int, steps: int) -> tuple[dict, dict]:
+def timed_variants(runs: dict[str, Callable[[], Any]], repeats: int, steps: int, *,
+                   warm_each: bool = False) -> tuple[dict, dict]:
     """Warm each variant up (compiles), then time them interleaved; (ms per step per clock, steady-state
     compiles per variant)."""
     counter = CompileCounter.get()
@@ -239,7 +243,7 @@ def timed_variants(runs: dict[str, Callable[[], Any]], repeats: int, steps: int)
             return out
         return run
 
-    clocks = interleaved_clocks({k: counted(k, f) for k, f in runs.items()}, repeats)
+    clocks = interleaved_clocks({k: counted(k, f) for k, f in runs.items()}, repeats, warm_each=warm_each)
     return summarize(clocks, steps), compiles
 
 

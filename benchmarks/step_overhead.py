@@ -12,8 +12,9 @@
   loop the seed's resembles (forward, ``loss.backward()``, ``optimizer.step()``, ``float(loss)``).
 
 At ``--batch 8`` (the default) compute is negligible and the step is host overhead. Interleaved
-repeats, median ms/step; targets: the seed loop within 1.5x of the compiled program and no slower
-than PyTorch eager.
+repeats, each after an untimed run of the same variant (PyTorch's spinning threads would otherwise
+slow whichever variant runs next), median ms/step; targets: the seed loop within 1.5x of the
+compiled program and no slower than PyTorch eager.
 ``--profile`` adds where the seed step's time goes: host time of each phase, compiles and abstract-eval
 cache misses in steady state, and cProfile's top functions. ``python -m benchmarks.step_overhead``.
 
@@ -272,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         except Exception as err:
             failed[name] = f"{type(err).__name__}: {str(err).splitlines()[0][:300]}"
             del runs[name]
-    ms, compiles = timed_variants(runs, repeats, steps)
+    ms, compiles = timed_variants(runs, repeats, steps, warm_each=True)  # runs of ~10 ms: see there
     pairs = (("gluon_seed", "compiled"), ("gluon_hybrid", "compiled"), ("gluon_seed_x2", "compiled_x2"),
              ("gluon_seed", "torch_eager"))
     ratios = {f"{a} / {b}": {c: ms[a][c] / ms[b][c] for c in ("wall", "cpu")}
