@@ -11,6 +11,7 @@ import pytest
 
 import framework
 from framework import _compile, autograd, gluon, np
+from framework.autograd import tape
 from framework.gluon import nn
 
 ROOT = pathlib.Path(framework.__file__).parent
@@ -58,6 +59,25 @@ def test_recorded_intermediate_dies_after_del():
     gc.collect()
     assert ref() is None and vref() is None  # no cached program holds the step's graph
     assert len(_compile._shared) > 0  # ... although the program itself stays cached
+
+
+def test_backward_returns_only_the_values_still_held():
+    """A backward frees the graph (as MXNet's does), so the program copies out only the recorded values
+    somebody still holds (here ``h``) and no intermediate outlives the step; a held one needs no second
+    (forward) program to be read."""
+    net = small_net()
+    x = np.ones((8, 5))
+    with autograd.record():
+        h = net[0](x)
+        loss = ((net[1](h) * 2) ** 2).sum()  # net[1]'s output and the product: nobody holds them
+    loss.backward()
+    pending = tape.pending()
+    kinds = [pending.plan.nodes[n].kind for n, _ in pending.want]
+    assert len(pending.want) == 2 and kinds == ["block", "op"]  # h and loss
+    before = {k for k in _compile._shared if k[1][0] == "forward"}
+    onp.testing.assert_allclose(onp.asarray(h), onp.asarray(net[0](x)), rtol=1e-6)
+    assert float(loss) > 0
+    assert {k for k in _compile._shared if k[1][0] == "forward"} == before
 
 
 def test_static_arguments_tagged_by_type():

@@ -121,7 +121,8 @@ _compile.on_clear(_ABSTRACT.clear)
 def abstract_eval(desc: Any, dyn: Sequence[Any], params: Sequence[Any]) -> tuple[list, Any]:
     """(output avals, output tree) of a node on inputs ``dyn`` and parameter values ``params``, by
     abstract evaluation (cached by description and input shapes)."""
-    key = (desc, tuple(map(_signature, dyn)), tuple(map(_signature, params)))
+    keyed = dyn[2:] if desc[0] == "block" else dyn  # a block's first two are the key parts: always alike
+    key = (desc, tuple(map(_signature, keyed)), tuple(map(_signature, params)))
     hit = _ABSTRACT.get(key)
     if hit is None:
         out = jax.eval_shape(node_function(desc), [aval_of(p) for p in params], [aval_of(x) for x in dyn])
@@ -199,11 +200,12 @@ class Plan:
         if param.grad_req == "null":
             return self._const(value)
         k = (id(param), device)
-        if k not in self.param_index:
-            self.param_index[k] = len(self.params)
+        i = self.param_index.get(k)
+        if i is None:
+            i = self.param_index[k] = len(self.params)
             self.params.append((param, device))
             self.pvals.append(value)
-        return ("p", self.param_index[k])
+        return ("p", i)
 
 
 def replay(structure: tuple) -> Callable[[Sequence[Any], Sequence[Any]], tuple[list, list]]:

@@ -40,7 +40,8 @@ from .recorded import ArrayOps
 __all__ = [
     "Recorded", "GraphError", "is_recording", "is_training", "set_recording", "set_training",
     "any_recorded", "record_call", "record_block", "parameter_leaf", "backward", "materialize",
-    "values_of", "backward_function", "Pending", "pending", "waiting", "take_pending", "flush", "finish",
+    "values_of", "wanted", "backward_function", "Pending", "pending", "waiting", "take_pending", "flush",
+    "finish",
 ]
 
 
@@ -117,8 +118,11 @@ def record_call(fn: Callable, args: Sequence[Any], kwargs: dict[str, Any]) -> An
     """Record ``fn(*args, **kwargs)`` where some arguments are recorded values (outside ``record()``,
     just compute it on their values)."""
     if not is_recording():
-        args, kwargs = values_of((tuple(args), kwargs))
-        return fn(*args, **kwargs)
+        if kwargs or any(isinstance(a, (list, tuple, dict)) for a in args):
+            args, kwargs = values_of((tuple(args), kwargs))
+            return fn(*args, **kwargs)
+        materialize([a for a in args if isinstance(a, Value)])  # e.g. float(loss.sum()) after a step
+        return fn(*[a._value if isinstance(a, Value) else a for a in args])
     desc, dyn = op_desc(fn, args, kwargs)
     node = Node("op", desc, dyn)
     leaves, tree = abstract_eval(desc, dyn, ())
@@ -149,19 +153,34 @@ def parameter_leaf(param: Any, device: jax.Device, value: jax.Array) -> Recorded
 
 
 # ------------------------------------------------------------------------------------- programs
-def _fill(plan: Plan, outs: list[list[Any]]) -> None:
-    for node, values in zip(plan.nodes, outs, strict=True):
-        if node.kind == "param":
-            continue
-        for ref, v in zip(node.outputs, values, strict=True):
-            r = ref()
-            if r is not None and r._value is None:
-                r._value = v
+def wanted(plan: Plan) -> tuple[tuple[int, int], ...]:
+    """(node, output) of each value of ``plan`` that is still referenced and not computed yet: what its
+    program returns (an intermediate nobody holds is neither copied out nor kept)."""
+    out = []
+    for ni, node in enumerate(plan.nodes):
+        if node.kind != "param":
+            for oi, ref in enumerate(node.outputs):
+                r = ref()
+                if r is not None and r._value is None:
+                    out.append((ni, oi))
+    return tuple(out)
 
 
-def _forward_program(key: Any) -> Callable:
+def _fill(plan: Plan, want: tuple[tuple[int, int], ...], values: list[Any]) -> None:
+    for (ni, oi), v in zip(want, values, strict=True):
+        r = plan.nodes[ni].outputs[oi]()
+        if r is not None and r._value is None:
+            r._value = v
+
+
+def _forward_program(key: Any, want: tuple[tuple[int, int], ...]) -> Callable:
     run = replay(key[0])
-    return lambda pvals, consts: run(pvals, consts)[0]
+
+    def forward(pvals, consts):
+        outs = run(pvals, consts)[0]
+        return [outs[ni][oi] for ni, oi in want]
+
+    return forward
 
 
 def materialize(values: Sequence[Value]) -> None:
@@ -171,8 +190,9 @@ def materialize(values: Sequence[Value]) -> None:
     if not todo:
         return
     plan = Plan(todo, cut_known=True)
-    program = _compile.jit(("forward", plan.key), lambda: _forward_program(plan.key))
-    _fill(plan, program(*plan.arrays()))
+    want = wanted(plan)
+    program = _compile.jit(("forward", plan.key, want), lambda: _forward_program(plan.key, want))
+    _fill(plan, want, program(*plan.arrays()))
 
 
 def values_of(tree: Any) -> Any:
@@ -187,8 +207,9 @@ def values_of(tree: Any) -> Any:
     return jax.tree_util.tree_map(lambda x: x._value if is_value(x) else x, tree, is_leaf=is_value)
 
 
-def backward_function(key: Any, use_hg: tuple[bool, ...]) -> Callable:
-    """The pure backward of a plan: ``(pvals, consts, head grads) -> (outs, states, grads)``."""
+def backward_function(key: Any, use_hg: tuple[bool, ...], want: tuple[tuple[int, int], ...]) -> Callable:
+    """The pure backward of a plan: ``(pvals, consts, head grads) -> (values, states, grads)``, the
+    values those of the (node, output) pairs in ``want``."""
     run, heads = replay(key[0]), key[1]
 
     def objective(pvals, consts, hg):
@@ -201,7 +222,7 @@ def backward_function(key: Any, use_hg: tuple[bool, ...]) -> Callable:
 
     def program(pvals, consts, hg):
         (_, (outs, states)), grads = jax.value_and_grad(objective, has_aux=True)(pvals, consts, hg)
-        return outs, states, grads
+        return [outs[ni][oi] for ni, oi in want], states, grads
 
     return program
 
@@ -215,12 +236,13 @@ _FREED = (
 
 
 class Pending:
-    """A backward described but not yet run: its plan and head gradients."""
+    """A backward described but not yet run: its plan, head gradients and the values it returns."""
 
-    __slots__ = ("plan", "use_hg", "hg_args")
+    __slots__ = ("plan", "use_hg", "hg_args", "want")
 
     def __init__(self, plan: Plan, use_hg: tuple[bool, ...], hg_args: list) -> None:
         self.plan, self.use_hg, self.hg_args = plan, use_hg, hg_args
+        self.want = wanted(plan)
 
 
 # The one slot of the waiting backward. Readers on a hot path test ``waiting[0] is not None`` before
@@ -244,14 +266,15 @@ def flush() -> None:
     another backward calls this first, so nobody sees a state without the gradients."""
     if waiting[0] is not None:
         p = take_pending()
-        program = _compile.jit(("backward", p.use_hg, p.plan.key),
-                               lambda: backward_function(p.plan.key, p.use_hg))
-        finish(p.plan, *program(*p.plan.arrays(), p.hg_args))
+        program = _compile.jit(("backward", p.use_hg, p.plan.key, p.want),
+                               lambda: backward_function(p.plan.key, p.use_hg, p.want))
+        finish(p, *program(*p.plan.arrays(), p.hg_args))
 
 
-def finish(plan: Plan, outs: list, states: list, grads: list) -> None:
-    """Install what a plan's backward computed: node values, parameter gradients, layer states."""
-    _fill(plan, outs)
+def finish(p: Pending, values: list, states: list, grads: list) -> None:
+    """Install what a waiting backward computed: recorded values, parameter gradients, layer states."""
+    plan = p.plan
+    _fill(plan, p.want, values)
     for (param, dev), g in zip(plan.params, grads, strict=True):
         param._write_grad(dev, g)
     for node, state in zip(plan.nodes, states, strict=True):
@@ -279,9 +302,9 @@ def backward(heads: Sequence[Any], head_grads: Sequence[Any] | None = None,
         [None if g is None else jnp.asarray(values_of(g)) for g in head_grads]
     use_hg = tuple(g is not None for g in hgs)
     hg_args = [g if u else None for g, u in zip(hgs, use_hg, strict=True)]  # None: no leaf to send
-    if not retain_graph:
+    if not retain_graph:  # MXNet frees the graph here: an intermediate nobody holds dies with it
         for node in plan.nodes:
-            node.freed = True
+            node.freed, node.inputs = True, ()
     waiting[0] = Pending(plan, use_hg, hg_args)
     if not all(getattr(param, "_defers_backward", False) for param, _ in plan.params):
         flush()  # a leaf that does not flush on read (a Variable): run now

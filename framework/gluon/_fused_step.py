@@ -42,7 +42,7 @@ def _eligible(trainer: Any, plan: Any) -> tuple[Any, tuple[int, ...], dict[str, 
     device, picks, values, same = None, [], {}, True
     for name, p in trainer._trainable:
         data, grad = p._arrays_now()
-        if data is None or grad is None or len(data) != 1 or p.grad_req != "write" or p._repeated:
+        if data is None or grad is None or len(data) != 1 or p._grad_req != "write" or p._repeated:
             return None
         (dev,) = data
         if device is None:
@@ -58,7 +58,7 @@ def _eligible(trainer: Any, plan: Any) -> tuple[Any, tuple[int, ...], dict[str, 
 
 def _program(trainer: Any, pending: Any, picks: tuple[int, ...], recorded: bool) -> Callable:
     names = [n for n, _ in trainer._trainable]
-    backward = _tape.backward_function(pending.plan.key, pending.use_hg)
+    backward = _tape.backward_function(pending.plan.key, pending.use_hg, pending.want)
     update = trainer._update_py
     fresh = (True,) * len(names)
 
@@ -98,13 +98,12 @@ def fused_step(trainer: Any, lr: Any, rescale: Any) -> bool:
     _tape.take_pending()
     lr, rescale = _scalars(trainer, dev, lr, rescale)
     recorded = values is None
-    desc = ("fused_step", id(trainer._tx), pending.use_hg, pending.plan.key, picks, recorded)
+    desc = ("fused_step", id(trainer._tx), pending.use_hg, pending.plan.key, pending.want, picks, recorded)
     program = _compile.jit(desc, lambda: _program(trainer, pending, picks, recorded), owner=trainer)
     outs, states, grads, new, trainer._states[dev], trainer._skipped[dev] = program(
         *pending.plan.arrays(), pending.hg_args, values, trainer._states[dev], lr, rescale,
         trainer._skipped[dev])
-    _tape.finish(pending.plan, outs, states, grads)
+    _tape.finish(pending, outs, states, grads)
     for name, p in trainer._trainable:
-        p._data[dev] = new[name]
-        p._fresh_grad[dev] = False
+        p._stepped(dev, new[name])
     return True

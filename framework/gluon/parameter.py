@@ -256,8 +256,9 @@ class Parameter:
         self._fresh_grad = dict.fromkeys(self._data, False)
 
     def _check_initialized(self) -> dict[jax.Device, jax.Array]:
-        if self._data is not None:
-            return self._data
+        data = self._data
+        if data is not None:
+            return data
         if self._deferred is not None:
             raise DeferredInitializationError(self._deferred_message())
         raise RuntimeError(
@@ -430,13 +431,22 @@ class Parameter:
             self._data[dev] = value
 
     def _write_grad(self, dev: jax.Device, g: jax.Array) -> None:
-        if self._grad is None:
+        """Install a backward's gradient on ``dev`` (called by the recorder, with nothing waiting)."""
+        stored = self.__dict__
+        grads, fresh = stored.get("_grad_now"), stored.get("_fresh_now")
+        if grads is None:
             return
-        if self._grad_req == "add" or (self._repeated and self._fresh_grad.get(dev)):
-            self._grad[dev] = self._grad[dev] + g
+        if self._grad_req == "add" or (self._repeated and fresh.get(dev)):
+            grads[dev] = grads[dev] + g
         else:
-            self._grad[dev] = g
-        self._fresh_grad[dev] = True
+            grads[dev] = g
+        fresh[dev] = True
+
+    def _stepped(self, dev: jax.Device, value: jax.Array) -> None:
+        """Install an optimizer step's new value on ``dev``; its gradient there is no longer fresh
+        (called by a Trainer with nothing waiting: no flush)."""
+        self.__dict__["_data_now"][dev] = value
+        self.__dict__["_fresh_now"][dev] = False
 
 
 class Constant(Parameter):

@@ -285,10 +285,9 @@ class Trainer(StrictKwargs):
             new, self._states[dev], total, self._skipped[dev] = self._update_fn(
                 values, here, self._states[dev], fresh, lr, rescale, self._skipped[dev])
             for name, p in self._trainable:
-                p._data[dev] = new[name]
+                p._stepped(dev, new[name])
                 if allreduce:
                     p._grad[dev] = total[name]
-                p._fresh_grad[dev] = False
 
     # ------------------------------------------------------------------ states
     def save_states(self, fname: str) -> None:
