@@ -107,9 +107,10 @@ def aval_of(x: Any) -> jax.ShapeDtypeStruct:
 
 def _signature(x: Any) -> tuple:
     """(shape, dtype) of an input, without making an aval (the abstract cache's key)."""
-    if isinstance(x, Value):
-        return (x.aval.shape, x.aval.dtype)
-    if isinstance(x, (jax.Array, onp.ndarray, onp.generic)):
+    aval = getattr(x, "aval", None)  # recorded values and jax.Arrays carry one: read it, no property
+    if aval is not None:
+        return (aval.shape, aval.dtype)
+    if isinstance(x, (onp.ndarray, onp.generic)):
         return (x.shape, x.dtype)
     return (jnp.shape(x), jnp.result_type(x))
 

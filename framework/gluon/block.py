@@ -68,8 +68,9 @@ def _has_tracer(tree: Any) -> bool:
     return any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves(tree))
 
 
-def _input_device(args: tuple, params: ParameterDict) -> jax.Device:
-    for a in jax.tree_util.tree_leaves(args, is_leaf=lambda x: isinstance(x, Recorded)):
+def _input_device(leaves: list, params: ParameterDict) -> jax.Device:
+    """The device of the first input on one device (recorded values are leaves), else the parameters'."""
+    for a in leaves:
         if isinstance(a, Recorded):
             return a.device
         if isinstance(a, jax.Array):
@@ -349,13 +350,15 @@ class Block(StrictKwargs):
         params = self._structure()[0]  # the cached tree (collect_params() returns a copy)
         if any(p._data is None for p in params.values()):
             self._deferred_infer(args, params)
-        if _has_tracer(args):
+        leaves = jax.tree_util.tree_leaves(args)  # a recorded value is a leaf (not a pytree)
+        if any(isinstance(x, jax.core.Tracer) for x in leaves):
             # called inside the user's own jit/grad/vmap: stay pure, parameters enter as constants;
             # randomness needs an explicit key there (functional_call(key=...)), state cannot be kept
             return self.functional_call(params.values_on(), *args, training=mode.is_training())
-        if not mode.is_recording():
+        if not mode.is_recording() and any(isinstance(x, Recorded) for x in leaves):
             args = tape.values_of(args)
-        dev = _input_device(args, params)
+            leaves = jax.tree_util.tree_leaves(args)
+        dev = _input_device(leaves, params)
         if self._runs_compiled():
             return self._call_compiled(dev, params, args)
         with _binding.Binding(device=dev):
