@@ -35,7 +35,7 @@ class Node:
     """One recorded call (see the module docstring)."""
 
     __slots__ = ("kind", "desc", "inputs", "out_avals", "out_tree", "outputs", "param", "device",
-                 "value", "block", "params", "freed", "__weakref__")
+                 "value", "block", "params", "pvalues", "freed", "__weakref__")
 
     def __init__(self, kind: str, desc: Any, inputs: tuple) -> None:
         self.kind = kind
@@ -48,20 +48,22 @@ class Node:
         self.device: jax.Device | None = None  # ... and the device of its replica
         self.value: Any = None  # ... and its value when recorded
         self.block: Any = None  # block nodes: the Block (kept alive while the node is)
-        self.params: tuple = ()  # block nodes: ((Parameter, value), ...) in desc's name order
+        self.params: Sequence[Any] = ()  # block nodes: the Parameters in desc's name order ...
+        self.pvalues: Sequence[Any] = ()  # ... and their values when recorded
         self.freed = False
 
 
 class Value:
     """The data of one output of one node; ``framework.autograd.Recorded`` adds the array surface."""
 
-    __slots__ = ("_node", "_index", "aval", "_value", "__weakref__")
+    __slots__ = ("_node", "_index", "aval", "_value", "_sum", "__weakref__")
 
     def __init__(self, node: Node, index: int, aval: jax.ShapeDtypeStruct) -> None:
         self._node = node
         self._index = index
         self.aval = aval
         self._value: jax.Array | None = None
+        self._sum: jax.Array | None = None  # the sum a backward of this value computed, if any
 
 
 # --------------------------------------------------------------------------------- descriptions
@@ -167,6 +169,7 @@ class Plan:
         self.counts: list[Any] = []  # uint32 host scalars (key counts): sent as ONE array
         self._cindex: dict[int, int] = {}
         self.param_index: dict[tuple[int, Any], int] = {}  # (id(Parameter), device) -> pvals index
+        self.defers = True  # every leaf lets its backward wait (Parameters do; Variables do not)
         structure = []
         for node in order:
             if node.kind == "param":
@@ -178,7 +181,7 @@ class Plan:
                     refs.append(("n", index[id(x._node)], x._index))
                 else:  # a constant, or a known value where the graph is cut
                     refs.append(self._const(x._value if isinstance(x, Value) else x))
-            prefs = tuple(self._param_ref(p, node.device, v) for p, v in node.params)
+            prefs = self._block_refs(node.params, node.device, node.pvalues)
             structure.append((node.desc, tuple(refs), prefs, len(node.out_avals)))
         self.heads = tuple((index[id(h._node)], h._index) for h in heads)
         self.key = (tuple(structure), self.heads)
@@ -206,7 +209,25 @@ class Plan:
             i = self.param_index[k] = len(self.params)
             self.params.append((param, device))
             self.pvals.append(value)
+            self.defers = self.defers and getattr(param, "_defers_backward", False)
         return ("p", i)
+
+    def _block_refs(self, params: Sequence[Any], device: Any, values: Sequence[Any]) -> tuple:
+        """:meth:`_param_ref` of a Block node's Parameters (Parameters defer their backward; inlined:
+        it runs for every Parameter of every step)."""
+        index, refs = self.param_index, []
+        for param, value in zip(params, values, strict=True):
+            if param._grad_req == "null":
+                refs.append(self._const(value))
+                continue
+            k = (id(param), device)
+            i = index.get(k)
+            if i is None:
+                i = index[k] = len(self.params)
+                self.params.append((param, device))
+                self.pvals.append(value)
+            refs.append(("p", i))
+        return tuple(refs)
 
 
 def replay(structure: tuple) -> Callable[[Sequence[Any], Sequence[Any]], tuple[list, list]]:

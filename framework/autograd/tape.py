@@ -24,6 +24,7 @@ recording and reading does not change what a recorded value means.
 
 from __future__ import annotations
 
+import functools
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -33,6 +34,7 @@ import jax.numpy as jnp
 
 from .. import _compile
 from ..base import FrameworkError
+from . import owed
 from .graph import Node, Plan, Value, abstract_eval, device_of, op_desc, replay
 from .mode import is_recording, is_training, set_recording, set_training
 from .recorded import ArrayOps
@@ -62,7 +64,16 @@ class Recorded(Value, ArrayOps):
         return self._value
 
     def _record_op(self, fn: Callable, args: tuple, kwargs: dict[str, Any]) -> Any:
+        if len(args) == 1 and not kwargs and self._value is not None and not is_recording():
+            return fn(self._value)  # e.g. float(loss.sum()) after a step: a plain call on the array
         return record_call(fn, args, kwargs)
+
+    def sum(self, *args: Any, **kwargs: Any) -> Any:
+        """``jnp.sum``; after a backward of this value alone, the sum that backward computed (no program
+        of its own: ``float(loss.sum())`` in a training loop waits for the step and nothing else)."""
+        if not args and not kwargs and self._sum is not None and not is_recording():
+            return self._sum
+        return self._record_op(jnp.sum, (self, *args), kwargs)
 
     @property
     def device(self) -> jax.Device:
@@ -129,15 +140,15 @@ def record_call(fn: Callable, args: Sequence[Any], kwargs: dict[str, Any]) -> An
     return _outputs(node, leaves, tree)
 
 
-def record_block(block: Any, desc: Any, params: Sequence[tuple[Any, jax.Array]], key: tuple,
+def record_block(block: Any, desc: Any, params: Sequence[Any], values: Sequence[jax.Array], key: tuple,
                  args: Sequence[Any], device: jax.Device) -> Any:
     """Record one call of a compiled Block on ``device``. ``desc`` is the Block's node description
-    (``('block', weakref, training, treedef, names, device, structure key)``), ``params`` the
-    (Parameter, value) pairs in ``names`` order and ``key`` the pair ``(base key, count)`` of
-    ``np.random.next_key_parts``."""
+    (``('block', weakref, training, treedef, names, device, structure key)``), ``params`` its
+    Parameters in ``names`` order and ``values`` their arrays on ``device``, and ``key`` the pair
+    ``(base key, count)`` of ``np.random.next_key_parts``."""
     node = Node("block", desc, (*key, *args))
-    node.device, node.block, node.params = device, block, tuple(params)
-    leaves, tree = abstract_eval(desc, (*key, *args), [v for _, v in params])
+    node.device, node.block, node.params, node.pvalues = device, block, params, values
+    leaves, tree = abstract_eval(desc, (*key, *args), values)
     return _outputs(node, leaves, tree)
 
 
@@ -208,21 +219,21 @@ def values_of(tree: Any) -> Any:
 
 
 def backward_function(key: Any, use_hg: tuple[bool, ...], want: tuple[tuple[int, int], ...]) -> Callable:
-    """The pure backward of a plan: ``(pvals, consts, head grads) -> (values, states, grads)``, the
-    values those of the (node, output) pairs in ``want``."""
+    """The pure backward of a plan: ``(pvals, consts, head grads) -> (values, states, grads, total)``,
+    the values those of the (node, output) pairs in ``want`` and ``total`` the differentiated sum."""
     run, heads = replay(key[0]), key[1]
 
     def objective(pvals, consts, hg):
         outs, states = run(pvals, consts)
-        total = 0.0
+        terms = []
         for (ni, oi), g, use in zip(heads, hg, use_hg, strict=True):
             h = outs[ni][oi]
-            total = total + (jnp.sum(h * g) if use else jnp.sum(h)).astype(jnp.float32)
-        return total, (outs, states)
+            terms.append((jnp.sum(h * g) if use else jnp.sum(h)).astype(jnp.float32))
+        return functools.reduce(jnp.add, terms), (outs, states)
 
     def program(pvals, consts, hg):
-        (_, (outs, states)), grads = jax.value_and_grad(objective, has_aux=True)(pvals, consts, hg)
-        return [outs[ni][oi] for ni, oi in want], states, grads
+        (total, (outs, states)), grads = jax.value_and_grad(objective, has_aux=True)(pvals, consts, hg)
+        return [outs[ni][oi] for ni, oi in want], states, grads, total
 
     return program
 
@@ -271,17 +282,27 @@ def flush() -> None:
         finish(p, *program(*p.plan.arrays(), p.hg_args))
 
 
-def finish(p: Pending, values: list, states: list, grads: list) -> None:
-    """Install what a waiting backward computed: recorded values, parameter gradients, layer states."""
+def finish(p: Pending, values: list, states: list, grads: list, total: Any) -> None:
+    """Install what a waiting backward computed: recorded values, parameter gradients, layer states
+    (gradients of these Parameters still owed by an earlier fused step are computed first, so that
+    these replace or add to them). A lone float32 head keeps ``total``, its sum, for ``head.sum()``."""
     plan = p.plan
+    if owed.slot[0] is not None and owed.owes([param for param, _ in plan.params]):
+        owed.settle()
     _fill(plan, p.want, values)
+    if len(plan.heads) == 1 and not p.use_hg[0]:
+        (ni, oi), = plan.heads
+        head = plan.nodes[ni].outputs[oi]() if plan.nodes[ni].kind != "param" else None
+        if head is not None and head.aval.dtype == jnp.float32:
+            head._sum = total
     for (param, dev), g in zip(plan.params, grads, strict=True):
-        param._write_grad(dev, g)
+        if g is not None:  # None: installed by the caller (a fused Trainer step)
+            param._write_grad(dev, g)
     for node, state in zip(plan.nodes, states, strict=True):
         if state:
             names = node.desc[4]
             for name, value in state.items():
-                param = node.params[names.index(name)][0]
+                param = node.params[names.index(name)]
                 param._commit_state(device_of(value), value)
 
 
@@ -306,5 +327,5 @@ def backward(heads: Sequence[Any], head_grads: Sequence[Any] | None = None,
         for node in plan.nodes:
             node.freed, node.inputs = True, ()
     waiting[0] = Pending(plan, use_hg, hg_args)
-    if not all(getattr(param, "_defers_backward", False) for param, _ in plan.params):
+    if not plan.defers:
         flush()  # a leaf that does not flush on read (a Variable): run now

@@ -24,12 +24,14 @@ step, as in MXNet.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 import jax
 
 from .. import _compile
+from ..autograd import owed as _owed_mod
 from ..autograd import tape as _tape
 
 __all__ = ["fused_step"]
@@ -40,37 +42,63 @@ def _eligible(trainer: Any, plan: Any) -> tuple[Any, tuple[int, ...], dict[str, 
     values are None when they are the ones the plan recorded (the usual case: sent once, not twice)."""
     index, pvals = plan.param_index, plan.pvals
     device, picks, values, same = None, [], {}, True
-    for name, p in trainer._trainable:
-        data, grad = p._arrays_now()
-        if data is None or grad is None or len(data) != 1 or p._grad_req != "write" or p._repeated:
+    for name, p in trainer._trainable:  # one pass, reading the stores directly: it runs every step
+        stored = p.__dict__
+        data = stored["_data_now"]
+        if data is None or len(data) != 1 or stored["_grad_now"] is None or p._grad_req != "write" \
+                or p._repeated:
             return None
-        (dev,) = data
+        [(dev, value)] = data.items()  # its one device
         if device is None:
             device = dev
         i = index.get((id(p), dev))
         if dev != device or i is None:
             return None
         picks.append(i)
-        values[name] = value = data[dev]
+        values[name] = value
         same = same and value is pvals[i]
     return (device, tuple(picks), None if same else values) if device is not None else None
 
 
-def _program(trainer: Any, pending: Any, picks: tuple[int, ...], recorded: bool) -> Callable:
+def _program(trainer: Any, pending: Any, picks: tuple[int, ...], recorded: bool, owe: bool) -> Callable:
     names = [n for n, _ in trainer._trainable]
     backward = _tape.backward_function(pending.plan.key, pending.use_hg, pending.want)
     update = trainer._update_py
     fresh = (True,) * len(names)
+    picked = set(picks)
 
     def step(pvals, consts, hg, values, state, lr, rescale, skipped):
-        outs, states, grads = backward(pvals, consts, hg)
+        outs, states, grads, total = backward(pvals, consts, hg)
         if recorded:  # the Parameters hold the values the backward read
             values = {n: pvals[i] for n, i in zip(names, picks, strict=True)}
         mine = {n: grads[i] for n, i in zip(names, picks, strict=True)}
         new, state, _, skipped = update(values, [mine], state, fresh, lr, rescale, skipped)
-        return outs, states, grads, new, state, skipped
+        if owe:  # the trained Parameters' gradients are not copied out (framework.autograd.owed)
+            grads = [None if i in picked else g for i, g in enumerate(grads)]
+        return outs, states, grads, total, new, state, skipped
 
     return step
+
+
+def _owed(trainer: Any, pending: Any, picks: tuple[int, ...], targets: list) -> _owed_mod.Owed:
+    """The record of the gradients a step did not return: its backward alone, on the same inputs."""
+    key, use_hg = pending.plan.key, pending.use_hg
+    args = (*pending.plan.arrays(), pending.hg_args)
+    ref = weakref.ref(trainer)
+
+    def compute() -> list:
+        program = _compile.jit(("backward", use_hg, key, ()),
+                               lambda: _tape.backward_function(key, use_hg, ()))
+        grads = program(*args)[2]
+        return [grads[i] for i in picks]
+
+    def on_settle() -> None:  # somebody needed them: this trainer's steps return gradients from now on
+        t = ref()
+        if t is not None:
+            t.__dict__["_fused_returns_grads"] = True
+
+    blocks = [node.block for node in pending.plan.nodes if node.kind == "block"]
+    return _owed_mod.Owed(compute, targets, on_settle, keep=blocks)
 
 
 def _scalars(trainer: Any, dev: Any, lr: Any, rescale: Any) -> tuple[Any, Any]:
@@ -98,12 +126,21 @@ def fused_step(trainer: Any, lr: Any, rescale: Any) -> bool:
     _tape.take_pending()
     lr, rescale = _scalars(trainer, dev, lr, rescale)
     recorded = values is None
-    desc = ("fused_step", id(trainer._tx), pending.use_hg, pending.plan.key, pending.want, picks, recorded)
-    program = _compile.jit(desc, lambda: _program(trainer, pending, picks, recorded), owner=trainer)
-    outs, states, grads, new, trainer._states[dev], trainer._skipped[dev] = program(
-        *pending.plan.arrays(), pending.hg_args, values, trainer._states[dev], lr, rescale,
-        trainer._skipped[dev])
-    _tape.finish(pending, outs, states, grads)
-    for name, p in trainer._trainable:
-        p._stepped(dev, new[name])
+    owe = not trainer.__dict__.get("_fused_returns_grads", False)
+    skipped = trainer._skipped[dev] if trainer._skip_nonfinite else None  # no dead input and output
+    desc = ("fused_step", id(trainer._tx), pending.use_hg, pending.plan.key, pending.want, picks, recorded,
+            owe)
+    program = _compile.jit(desc, lambda: _program(trainer, pending, picks, recorded, owe), owner=trainer)
+    outs, states, grads, total, new, trainer._states[dev], skipped = program(
+        *pending.plan.arrays(), pending.hg_args, values, trainer._states[dev], lr, rescale, skipped)
+    if skipped is not None:
+        trainer._skipped[dev] = skipped
+    targets = [(p, dev) for _, p in trainer._trainable]
+    _owed_mod.forget(targets)  # their gradients are replaced now: an older record is not needed
+    mine = dict.fromkeys(picks)
+    _tape.finish(pending, outs, states, [None if i in mine else g for i, g in enumerate(grads)], total)
+    for (name, p), i in zip(trainer._trainable, picks, strict=True):
+        p._stepped(dev, new[name], None if owe else grads[i])
+    if owe:
+        _owed_mod.owe(_owed(trainer, pending, picks, targets))
     return True

@@ -183,7 +183,8 @@ class Block(StrictKwargs):
 
         walk(self, "")
         object.__setattr__(self, "_structure_cache", (_epoch[0], params, blocks, every,
-                                                      (tuple(params), tuple(blocks.items()))))
+                                                      (tuple(params), tuple(blocks.items())),
+                                                      tuple(params.values())))
         return params, blocks
 
     def _structure_key(self) -> tuple:
@@ -348,8 +349,12 @@ class Block(StrictKwargs):
             with _binding.Binding(device=None):
                 return self._invoke_forward(*args)
         params = self._structure()[0]  # the cached tree (collect_params() returns a copy)
-        if any(p._data is None for p in params.values()):
+        if tape.waiting[0] is not None:
+            tape.flush()
+        datas = [p.__dict__["_data_now"] for p in self._structure_cache[5]]  # per device, or None
+        if any(d is None for d in datas):
             self._deferred_infer(args, params)
+            datas = [p._data for p in self._structure_cache[5]]
         leaves = jax.tree_util.tree_leaves(args)  # a recorded value is a leaf (not a pytree)
         if any(isinstance(x, jax.core.Tracer) for x in leaves):
             # called inside the user's own jit/grad/vmap: stay pure, parameters enter as constants;
@@ -360,26 +365,32 @@ class Block(StrictKwargs):
             leaves = jax.tree_util.tree_leaves(args)
         dev = _input_device(leaves, params)
         if self._runs_compiled():
-            return self._call_compiled(dev, params, args)
+            try:
+                values = [d[dev] for d in datas]
+            except KeyError:
+                params.values_on(dev)  # raises the error naming the Parameter and the fix
+                raise
+            return self._call_compiled(dev, values, args)
         with _binding.Binding(device=dev):
             return self._invoke_forward(*args)
 
     def _runs_compiled(self) -> bool:
         return False
 
-    def _call_compiled(self, dev: jax.Device, params: ParameterDict, args: tuple) -> Any:
-        values = params.values_on(dev)
-        training = mode.is_training()
+    def _call_compiled(self, dev: jax.Device, values: list[jax.Array], args: tuple) -> Any:
+        """Run (or record) this tree as one compiled call on ``dev``; ``values`` are its Parameters'
+        arrays there, in :meth:`_structure` order."""
+        cache = self._structure_cache
+        names, training = cache[4][0], mode.is_training()
         key = random.next_key_parts(device=dev)
         if mode.is_recording():
             treedef = jax.tree_util.tree_structure(args, is_leaf=lambda x: isinstance(x, Recorded))
-            desc = ("block", weakref.ref(self), training, treedef, tuple(values), dev,
-                    self._structure_key())
-            return tape.record_block(self, desc, [(params[n], v) for n, v in values.items()], key,
-                                     args, dev)
+            desc = ("block", weakref.ref(self), training, treedef, names, dev, cache[4])
+            return tape.record_block(self, desc, cache[5], values, key, args, dev)
         # MXNet commits BatchNorm statistics at backward only: train_mode() without record()
         # computes them and keeps the running ones (tests/gluon/nn/test_nn_reference.py)
-        out, _state = _compile.block_program(self, training, True, dev)(values, key, *args)
+        program = _compile.block_program(self, training, True, dev)
+        out, _state = program(dict(zip(names, values, strict=True)), key, *args)
         return out
 
     # ------------------------------------------------------------------ deferred shape inference

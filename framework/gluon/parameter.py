@@ -25,6 +25,7 @@ import numpy as onp
 from .. import device as _device
 from .. import initializer as _init
 from ..autograd import mode as _mode
+from ..autograd import owed as _owed
 from ..autograd import tape as _tape
 from ..base import FrameworkError
 from ..np import random
@@ -65,18 +66,24 @@ def _device_of(x: jax.Array) -> jax.Device | None:
     return next(iter(devs)) if len(devs) == 1 else None
 
 
-def _flushed(key: str) -> property:
-    """An attribute of a Parameter stored under ``key`` that runs a waiting backward before each access."""
+def _flushed(key: str, *, owed: bool = False) -> property:
+    """An attribute of a Parameter stored under ``key`` that runs a waiting backward before each access
+    (and, with ``owed``, computes gradients a fused step left owed: :mod:`framework.autograd.owed`)."""
 
     waiting = _tape.waiting  # read on every access: the common case (nothing waiting) costs one test
+    outstanding = _owed.slot
 
     def get(self: Parameter) -> Any:
         if waiting[0] is not None:
             _tape.flush()
+        if owed and outstanding[0] is not None and id(self) in outstanding[0].ids:
+            _owed.settle()
         return self.__dict__.get(key)
 
     def put(self: Parameter, value: Any) -> None:
         _tape.flush()
+        if owed and _owed.owes([self]):
+            _owed.settle()
         self.__dict__[key] = value
 
     return property(get, put)
@@ -129,7 +136,7 @@ class Parameter:
     _defers_backward = True
 
     _data = _flushed("_data_now")
-    _grad = _flushed("_grad_now")
+    _grad = _flushed("_grad_now", owed=True)
     _fresh_grad = _flushed("_fresh_now")
 
     def _arrays_now(self) -> tuple[dict | None, dict | None]:
@@ -442,11 +449,22 @@ class Parameter:
             grads[dev] = g
         fresh[dev] = True
 
-    def _stepped(self, dev: jax.Device, value: jax.Array) -> None:
-        """Install an optimizer step's new value on ``dev``; its gradient there is no longer fresh
-        (called by a Trainer with nothing waiting: no flush)."""
-        self.__dict__["_data_now"][dev] = value
-        self.__dict__["_fresh_now"][dev] = False
+    def _owed_grad(self, dev: jax.Device, g: jax.Array) -> None:
+        """Install a gradient computed after its step (:mod:`framework.autograd.owed`): it is the one
+        that step used, and stays not fresh."""
+        grads = self.__dict__.get("_grad_now")
+        if grads is not None and dev in grads:
+            grads[dev] = g
+
+    def _stepped(self, dev: jax.Device, value: jax.Array, grad: jax.Array | None = None) -> None:
+        """Install an optimizer step's new value on ``dev`` (and the gradient it used, when the step
+        ran with its backward); the gradient there is no longer fresh (called by a Trainer with
+        nothing waiting: no flush)."""
+        stored = self.__dict__
+        stored["_data_now"][dev] = value
+        if grad is not None:
+            stored["_grad_now"][dev] = grad
+        stored["_fresh_now"][dev] = False
 
 
 class Constant(Parameter):

@@ -58,8 +58,10 @@ class _SequentialMixin:
         if super()._runs_compiled():
             return True
         children = self._children.values()
-        return bool(children) and all(
-            c._runs_compiled() and not (c._forward_hooks or c._forward_pre_hooks) for c in children)
+        for c in children:  # a loop, not all(...): this runs on every call
+            if c._forward_hooks or c._forward_pre_hooks or not c._runs_compiled():
+                return False
+        return bool(children)
 
     def forward(self, x: Any, *args: Any) -> Any:
         for block in self._steps(x):
