@@ -216,3 +216,23 @@ def test_custom_block_with_direct_parameter_access():
         loss = (blk(x) ** 2).sum()
     loss.backward()
     onp.testing.assert_allclose(blk.w.grad(), (2 * x ** 2).sum(axis=0))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_sum_after_backward_is_the_backwards_total(dtype):
+    layer = dense(3, 4)
+    layer.cast(dtype)
+    x = np.array(onp.random.RandomState(0).uniform(-1, 1, (5, 4)).astype(dtype))
+    with autograd.record():
+        loss = layer(x) * 2
+    assert loss._sum is None
+    loss.backward()
+    total = loss.sum()
+    onp.testing.assert_allclose(onp.asarray(total), onp.asarray(jnp.sum(loss.value)), rtol=1e-6)
+    assert total.dtype == loss.dtype and total.shape == ()
+    # a float32 head keeps the sum its backward computed; float16 sums again in its own dtype
+    assert (loss._sum is not None) == (dtype == "float32")
+    assert loss.sum(axis=0).shape == (3,)  # with arguments: the ordinary reduction
+    with autograd.record():
+        again = loss.sum() * 1
+    assert isinstance(again, autograd.Recorded)  # recorded, not the memo
