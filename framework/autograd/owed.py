@@ -14,8 +14,8 @@ the step's inputs, never its graph or activations.
 >>> class P:  # a stand-in for a Parameter
 ...     def _owed_grad(self, dev, g): log.append((dev, g))
 >>> p = P()
->>> owe(Owed(lambda: [42], [(p, 'cpu')], lambda: log.append('settled')))
->>> covered([(p, 'cpu')]), owes([p]), owes([P()]), log
+>>> owe(Owed(lambda: [42], [p], 'cpu', lambda: log.append('settled')))
+>>> covered(frozenset({id(p)}), 'cpu'), owes([p]), owes([P()]), log
 (True, True, False, [])
 >>> settle(); log
 [('cpu', 42), 'settled']
@@ -30,16 +30,18 @@ __all__ = ["Owed", "owe", "owes", "settle", "forget", "covered", "slot"]
 
 
 class Owed:
-    """Gradients of ``targets`` (``(Parameter, device)`` pairs) that ``compute()`` returns, in order;
-    ``on_settle()`` runs once they had to be computed."""
+    """Gradients of ``params`` on ``device`` that ``compute()`` returns, in order; ``on_settle()`` runs
+    once they had to be computed; ``keep`` is what ``compute`` needs alive (the Blocks its description
+    refers to weakly)."""
 
-    __slots__ = ("compute", "targets", "on_settle", "keep", "ids")
+    __slots__ = ("compute", "params", "device", "on_settle", "keep", "ids")
 
-    def __init__(self, compute: Callable[[], Sequence[Any]], targets: Sequence[tuple[Any, Any]],
-                 on_settle: Callable[[], None], keep: Sequence[Any] = ()) -> None:
-        self.compute, self.targets, self.on_settle = compute, targets, on_settle
-        self.keep = keep  # what compute needs alive (the Blocks its description refers to weakly)
-        self.ids = {id(p) for p, _ in targets}
+    def __init__(self, compute: Callable[[], Sequence[Any]], params: Sequence[Any], device: Any,
+                 on_settle: Callable[[], None], *, keep: Sequence[Any] = (),
+                 ids: frozenset[int] | None = None) -> None:
+        self.compute, self.params, self.device, self.on_settle = compute, params, device, on_settle
+        self.keep = keep
+        self.ids = frozenset(id(p) for p in params) if ids is None else ids
 
 
 # The one outstanding record. Readers on a hot path test ``slot[0] is not None`` before settling.
@@ -51,13 +53,10 @@ def owe(record: Owed) -> None:
     slot[0] = record
 
 
-def covered(targets: Sequence[tuple[Any, Any]]) -> bool:
-    """Whether every gradient still owed is one of ``targets``."""
+def covered(ids: frozenset[int], device: Any) -> bool:
+    """Whether every gradient still owed is of a Parameter in ``ids`` (by ``id``) on ``device``."""
     record = slot[0]
-    if record is None:
-        return True
-    mine = {(id(p), dev) for p, dev in targets}
-    return all((id(p), dev) in mine for p, dev in record.targets)
+    return record is None or (record.device == device and record.ids <= ids)
 
 
 def owes(params: Sequence[Any]) -> bool:
@@ -66,9 +65,10 @@ def owes(params: Sequence[Any]) -> bool:
     return record is not None and any(id(p) in record.ids for p in params)
 
 
-def forget(targets: Sequence[tuple[Any, Any]]) -> None:
-    """Drop the outstanding record when ``targets`` cover it: their gradients are being replaced."""
-    if slot[0] is not None and covered(targets):
+def forget(ids: frozenset[int], device: Any) -> None:
+    """Drop the outstanding record when it is covered (:func:`covered`): those gradients are being
+    replaced."""
+    if slot[0] is not None and covered(ids, device):
         slot[0] = None
 
 
@@ -78,6 +78,6 @@ def settle() -> None:
     if record is None:
         return
     slot[0] = None
-    for (param, dev), g in zip(record.targets, record.compute(), strict=True):
-        param._owed_grad(dev, g)
+    for param, g in zip(record.params, record.compute(), strict=True):
+        param._owed_grad(record.device, g)
     record.on_settle()

@@ -80,10 +80,10 @@ def _program(trainer: Any, pending: Any, picks: tuple[int, ...], recorded: bool,
     return step
 
 
-def _owed(trainer: Any, pending: Any, picks: tuple[int, ...], targets: list) -> _owed_mod.Owed:
+def _owed(trainer: Any, pending: Any, args: tuple, picks: tuple[int, ...], device: Any,
+          trained: tuple) -> _owed_mod.Owed:
     """The record of the gradients a step did not return: its backward alone, on the same inputs."""
     key, use_hg = pending.plan.key, pending.use_hg
-    args = (*pending.plan.arrays(), pending.hg_args)
     ref = weakref.ref(trainer)
 
     def compute() -> list:
@@ -98,7 +98,17 @@ def _owed(trainer: Any, pending: Any, picks: tuple[int, ...], targets: list) -> 
             t.__dict__["_fused_returns_grads"] = True
 
     blocks = [node.block for node in pending.plan.nodes if node.kind == "block"]
-    return _owed_mod.Owed(compute, targets, on_settle, keep=blocks)
+    return _owed_mod.Owed(compute, trained[0], device, on_settle, keep=blocks, ids=trained[1])
+
+
+def _trained(trainer: Any) -> tuple[tuple, frozenset[int]]:
+    """The trainer's Parameters and their ids (kept while its list of trained Parameters is the same)."""
+    cached = trainer.__dict__.get("_fused_trained")
+    if cached is None or cached[0] is not trainer._trainable:
+        params = tuple(p for _, p in trainer._trainable)
+        cached = trainer.__dict__["_fused_trained"] = (trainer._trainable, params,
+                                                       frozenset(map(id, params)))
+    return cached[1], cached[2]
 
 
 def _scalars(trainer: Any, dev: Any, lr: Any, rescale: Any) -> tuple[Any, Any]:
@@ -131,16 +141,17 @@ def fused_step(trainer: Any, lr: Any, rescale: Any) -> bool:
     desc = ("fused_step", id(trainer._tx), pending.use_hg, pending.plan.key, pending.want, picks, recorded,
             owe)
     program = _compile.jit(desc, lambda: _program(trainer, pending, picks, recorded, owe), owner=trainer)
+    args = (*pending.plan.arrays(), pending.hg_args)
     outs, states, grads, total, new, trainer._states[dev], skipped = program(
-        *pending.plan.arrays(), pending.hg_args, values, trainer._states[dev], lr, rescale, skipped)
+        *args, values, trainer._states[dev], lr, rescale, skipped)
     if skipped is not None:
         trainer._skipped[dev] = skipped
-    targets = [(p, dev) for _, p in trainer._trainable]
-    _owed_mod.forget(targets)  # their gradients are replaced now: an older record is not needed
+    trained = _trained(trainer)
+    _owed_mod.forget(trained[1], dev)  # their gradients are replaced now: an older record is not needed
     mine = dict.fromkeys(picks)
     _tape.finish(pending, outs, states, [None if i in mine else g for i, g in enumerate(grads)], total)
     for (name, p), i in zip(trainer._trainable, picks, strict=True):
         p._stepped(dev, new[name], None if owe else grads[i])
     if owe:
-        _owed_mod.owe(_owed(trainer, pending, picks, targets))
+        _owed_mod.owe(_owed(trainer, pending, args, picks, dev, trained))
     return True

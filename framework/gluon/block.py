@@ -19,6 +19,7 @@ inside ``autograd.record()``.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import threading
@@ -81,6 +82,20 @@ def _input_device(leaves: list, params: ParameterDict) -> jax.Device:
     if len(ctxs) == 1:
         return ctxs[0]
     return _device.current_device()
+
+
+@functools.lru_cache(maxsize=16)
+def _leaves_treedef(n: int) -> Any:
+    return jax.tree_util.tree_structure((0,) * n)
+
+
+def _treedef(args: tuple) -> Any:
+    """The tree structure of a call's arguments, recorded values as leaves (a tuple of ``n`` arrays,
+    the usual call, without a walk)."""
+    for a in args:
+        if not isinstance(a, (jax.Array, Recorded)):
+            return jax.tree_util.tree_structure(args, is_leaf=lambda x: isinstance(x, Recorded))
+    return _leaves_treedef(len(args))
 
 
 class Block(StrictKwargs):
@@ -333,11 +348,13 @@ class Block(StrictKwargs):
     # ------------------------------------------------------------------ the shell
     def __call__(self, *args: Any) -> Any:
         check_inputs(self, args)
-        for hook in tuple(self._forward_pre_hooks.values()):
-            hook(self, args)
+        if self._forward_pre_hooks:
+            for hook in tuple(self._forward_pre_hooks.values()):
+                hook(self, args)
         out = self._call(*args)
-        for hook in tuple(self._forward_hooks.values()):
-            hook(self, args, out)
+        if self._forward_hooks:
+            for hook in tuple(self._forward_hooks.values()):
+                hook(self, args, out)
         return out
 
     def _call(self, *args: Any) -> Any:
@@ -384,7 +401,7 @@ class Block(StrictKwargs):
         names, training = cache[4][0], mode.is_training()
         key = random.next_key_parts(device=dev)
         if mode.is_recording():
-            treedef = jax.tree_util.tree_structure(args, is_leaf=lambda x: isinstance(x, Recorded))
+            treedef = _treedef(args)
             desc = ("block", weakref.ref(self), training, treedef, names, dev, cache[4])
             return tape.record_block(self, desc, cache[5], values, key, args, dev)
         # MXNet commits BatchNorm statistics at backward only: train_mode() without record()
