@@ -141,14 +141,15 @@ def record_call(fn: Callable, args: Sequence[Any], kwargs: dict[str, Any]) -> An
 
 
 def record_block(block: Any, desc: Any, params: Sequence[Any], values: Sequence[jax.Array], key: tuple,
-                 args: Sequence[Any], device: jax.Device) -> Any:
+                 args: Sequence[Any], device: jax.Device, *, abstract: tuple | None = None) -> Any:
     """Record one call of a compiled Block on ``device``. ``desc`` is the Block's node description
     (``('block', weakref, training, treedef, names, device, structure key)``), ``params`` its
-    Parameters in ``names`` order and ``values`` their arrays on ``device``, and ``key`` the pair
-    ``(base key, count)`` of ``np.random.next_key_parts``."""
+    Parameters in ``names`` order and ``values`` their arrays on ``device``, ``key`` the pair
+    ``(base key, count)`` of ``np.random.next_key_parts`` and ``abstract`` the call's
+    :func:`abstract_eval` result when the caller has it."""
     node = Node("block", desc, (*key, *args))
     node.device, node.block, node.params, node.pvalues = device, block, params, values
-    leaves, tree = abstract_eval(desc, (*key, *args), values)
+    leaves, tree = abstract_eval(desc, node.inputs, values) if abstract is None else abstract
     return _outputs(node, leaves, tree)
 
 

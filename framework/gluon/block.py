@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
 import re
 import threading
 import warnings
@@ -34,6 +35,7 @@ import jax
 from .. import _compile
 from .. import device as _device
 from ..autograd import mode, tape
+from ..autograd.graph import abstract_eval
 from ..autograd.tape import Recorded
 from ..base import StrictKwargs, check_kwargs, init_arguments
 from ..np import random
@@ -401,14 +403,29 @@ class Block(StrictKwargs):
         names, training = cache[4][0], mode.is_training()
         key = random.next_key_parts(device=dev)
         if mode.is_recording():
-            treedef = _treedef(args)
-            desc = ("block", weakref.ref(self), training, treedef, names, dev, cache[4])
-            return tape.record_block(self, desc, cache[5], values, key, args, dev)
+            return self._record(cache, training, dev, values, key, args)
         # MXNet commits BatchNorm statistics at backward only: train_mode() without record()
         # computes them and keeps the running ones (tests/gluon/nn/test_nn_reference.py)
         program = _compile.block_program(self, training, True, dev)
         out, _state = program(dict(zip(names, values, strict=True)), key, *args)
         return out
+
+    def _record(self, cache: tuple, training: bool, dev: jax.Device, values: list[jax.Array], key: tuple,
+                args: tuple) -> Any:
+        """Record this call as one node. Its description and abstract result are the last recorded
+        call's when the structure, mode, device and every input's and Parameter's type object are the
+        same ones (a training loop's steady state: JAX hands out the same aval objects)."""
+        avals = [getattr(a, "aval", None) for a in (*args, *values)]
+        last = self.__dict__.get("_last_record")
+        if last is not None and last[0] is cache and last[1] is training and last[2] == dev \
+                and len(last[3]) == len(avals) and all(map(operator.is_, avals, last[3])):
+            desc, abstract = last[4], last[5]
+        else:
+            desc = ("block", weakref.ref(self), training, _treedef(args), cache[4][0], dev, cache[4])
+            abstract = abstract_eval(desc, (*key, *args), values)
+            if None not in avals and len(jax.tree_util.tree_leaves(args)) == len(args):
+                self.__dict__["_last_record"] = (cache, training, dev, avals, desc, abstract)
+        return tape.record_block(self, desc, cache[5], values, key, args, dev, abstract=abstract)
 
     # ------------------------------------------------------------------ deferred shape inference
     def _deferred_infer(self, args: tuple, params: ParameterDict) -> None:

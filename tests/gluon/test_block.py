@@ -313,3 +313,23 @@ def test_set_data_with_tracer_says_where_and_why():
     with pytest.raises(TypeError, match=r"Parameter 'weight'\.set_data got a traced value \(inside jax\.jit"):
         jax.jit(bad)(np.ones((2, 2)))
     assert not isinstance(layer.weight.data(), jax.core.Tracer)
+
+
+def test_recording_again_follows_changed_shapes_mode_and_parameter_types():
+    net = nn.Sequential()
+    net.add(nn.Dense(4, in_units=3), nn.Dropout(0.5))
+    net.initialize()
+    x = np.array(onp.random.RandomState(0).uniform(1, 2, (2, 3)).astype("float32"))
+    with autograd.record():
+        first = net(x)
+        again = net(x)  # the steady state: the last call's description is reused
+        wider = net(np.ones((5, 3)))  # another input shape: described afresh
+    assert first.shape == again.shape == (2, 4) and wider.shape == (5, 4)
+    assert float((first.value == 0).sum()) > 0  # dropout is on when training
+    with autograd.record(train_mode=False):
+        predicted = net(x)
+    onp.testing.assert_allclose(onp.asarray(predicted), onp.asarray(net(x)), rtol=1e-6)
+    net.cast("float16")
+    with autograd.record():
+        half = net(x.astype("float16"))
+    assert half.dtype == onp.float16 and half.value.dtype == onp.float16
