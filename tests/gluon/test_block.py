@@ -322,11 +322,11 @@ def test_recording_again_follows_changed_shapes_mode_and_parameter_types():
     x = np.array(onp.random.RandomState(0).uniform(1, 2, (2, 3)).astype("float32"))
     with autograd.record():
         first = net(x)
-        again = net(x)  # the steady state: the last call's description is reused
         wider = net(np.ones((5, 3)))  # another input shape: described afresh
+        again = net(x)  # the steady state: the last call's description is reused next
     assert first.shape == again.shape == (2, 4) and wider.shape == (5, 4)
-    assert float((first.value == 0).sum()) > 0  # dropout is on when training
-    with autograd.record(train_mode=False):
+    assert float((again.value == 0).sum()) > 0  # dropout is on when training
+    with autograd.record(train_mode=False):  # the same input types, another mode
         predicted = net(x)
     onp.testing.assert_allclose(onp.asarray(predicted), onp.asarray(net(x)), rtol=1e-6)
     net.cast("float16")
