@@ -49,7 +49,9 @@ slot: list[Owed | None] = [None]
 
 
 def owe(record: Owed) -> None:
-    """Leave ``record`` outstanding (any earlier one must have been settled or forgotten)."""
+    """Leave ``record`` outstanding; an earlier one still outstanding (gradients of other Parameters)
+    is computed first."""
+    settle()
     slot[0] = record
 
 
