@@ -285,10 +285,14 @@ def flush() -> None:
 
 def finish(p: Pending, values: list, states: list, grads: list, total: Any) -> None:
     """Install what a waiting backward computed: recorded values, parameter gradients, layer states
-    (gradients of these Parameters still owed by an earlier fused step are computed first, so that
-    these replace or add to them). A lone float32 head keeps ``total``, its sum, for ``head.sum()``."""
+    (gradients of these Parameters still owed by an earlier fused step are computed first where
+    these add to them, and dropped where these replace them). A lone float32 head keeps ``total``, its
+    sum, for ``head.sum()``."""
     plan = p.plan
     if owed.slot[0] is not None and owed.owes([param for param, _ in plan.params]):
+        device = owed.slot[0].device  # overwritten gradients need not be computed; others must be
+        owed.forget(frozenset(id(param) for param, dev in plan.params
+                              if dev == device and getattr(param, "_grad_req", None) == "write"), device)
         owed.settle()
     _fill(plan, p.want, values)
     if len(plan.heads) == 1 and not p.use_hg[0]:
