@@ -18,7 +18,7 @@ False
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
@@ -36,17 +36,29 @@ __all__ = [
 ]
 
 
-@contextlib.contextmanager
-def _scope(recording: bool | None, training: bool | None) -> Iterator[None]:
-    prev_r = set_recording(recording) if recording is not None else None
-    prev_t = set_training(training) if training is not None else None
-    try:
-        yield
-    finally:
-        if recording is not None:
+class _Scope:
+    """Set the recording and/or training flag for a ``with`` block (None: leave it), then restore it.
+    A class rather than a generator: a training loop enters one per step."""
+
+    __slots__ = ("recording", "training", "prev")
+
+    def __init__(self, recording: bool | None, training: bool | None) -> None:
+        self.recording, self.training = recording, training
+
+    def __enter__(self) -> None:
+        self.prev = (None if self.recording is None else set_recording(self.recording),
+                     None if self.training is None else set_training(self.training))
+
+    def __exit__(self, *exc: Any) -> None:
+        prev_r, prev_t = self.prev
+        if self.recording is not None:
             set_recording(prev_r)
-        if training is not None:
+        if self.training is not None:
             set_training(prev_t)
+
+
+def _scope(recording: bool | None, training: bool | None) -> contextlib.AbstractContextManager[None]:
+    return _Scope(recording, training)
 
 
 def record(train_mode: bool = True) -> contextlib.AbstractContextManager[None]:
