@@ -17,6 +17,9 @@ never holds a node, a recorded value or an array of the step that first built it
 
 from __future__ import annotations
 
+import functools
+import itertools
+import operator
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -216,6 +219,13 @@ class Plan:
         """:meth:`_param_ref` of a Block node's Parameters (Parameters defer their backward; inlined:
         it runs for every Parameter of every step)."""
         index, refs = self.param_index, []
+        if not index and "null" not in map(_GRAD_REQ, params):  # the plan's first Block: all new
+            n = len(params)
+            self.params.extend(zip(params, itertools.repeat(device, n), strict=True))
+            self.pvals.extend(values)
+            keys = zip(map(id, params), itertools.repeat(device, n), strict=True)
+            index.update(zip(keys, range(n), strict=True))
+            return _first_refs(n)
         for param, value in zip(params, values, strict=True):
             if param._grad_req == "null":
                 refs.append(self._const(value))
@@ -228,6 +238,14 @@ class Plan:
                 self.pvals.append(value)
             refs.append(("p", i))
         return tuple(refs)
+
+
+_GRAD_REQ = operator.attrgetter("_grad_req")
+
+
+@functools.lru_cache(maxsize=64)
+def _first_refs(n: int) -> tuple:
+    return tuple(("p", i) for i in range(n))
 
 
 def replay(structure: tuple) -> Callable[[Sequence[Any], Sequence[Any]], tuple[list, list]]:

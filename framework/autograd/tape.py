@@ -41,7 +41,7 @@ from .recorded import ArrayOps
 
 __all__ = [
     "Recorded", "GraphError", "is_recording", "is_training", "set_recording", "set_training",
-    "any_recorded", "record_call", "record_block", "parameter_leaf", "backward", "materialize",
+    "any_recorded", "record_call", "record_block", "visible", "parameter_leaf", "backward", "materialize",
     "values_of", "wanted", "backward_function", "Pending", "pending", "waiting", "take_pending", "flush",
     "finish",
 ]
@@ -114,14 +114,20 @@ def any_recorded(args: Sequence[Any], kwargs: dict[str, Any]) -> bool:
     return any(isinstance(v, Value) for v in kwargs.values())
 
 
+def visible(abstract: tuple[list, Any]) -> tuple[list, Any]:
+    """The (leaves, tree) of a Block call's output, from the abstract result of its (output, state)."""
+    leaves, tree = abstract
+    out_tree = tree.children()[0]
+    return leaves[: out_tree.num_leaves], out_tree
+
+
 def _outputs(node: Node, leaves: list, tree: Any) -> Any:
-    if node.kind == "block":  # (output, state): only the output is visible
-        out_tree = tree.children()[0]
-        leaves, tree = leaves[: out_tree.num_leaves], out_tree
     node.out_avals = list(leaves)
     node.out_tree = tree
     outs = [Recorded(node, i, aval) for i, aval in enumerate(leaves)]
     node.outputs = [weakref.ref(o) for o in outs]
+    if len(outs) == 1 and tree.num_nodes == 1:  # one array (the usual Block output): no unflatten
+        return outs[0]
     return jax.tree_util.tree_unflatten(tree, outs)
 
 
@@ -141,15 +147,15 @@ def record_call(fn: Callable, args: Sequence[Any], kwargs: dict[str, Any]) -> An
 
 
 def record_block(block: Any, desc: Any, params: Sequence[Any], values: Sequence[jax.Array], key: tuple,
-                 args: Sequence[Any], device: jax.Device, *, abstract: tuple | None = None) -> Any:
+                 args: Sequence[Any], device: jax.Device, *, output: tuple | None = None) -> Any:
     """Record one call of a compiled Block on ``device``. ``desc`` is the Block's node description
     (``('block', weakref, training, treedef, names, device, structure key)``), ``params`` its
     Parameters in ``names`` order and ``values`` their arrays on ``device``, ``key`` the pair
-    ``(base key, count)`` of ``np.random.next_key_parts`` and ``abstract`` the call's
-    :func:`abstract_eval` result when the caller has it."""
+    ``(base key, count)`` of ``np.random.next_key_parts`` and ``output`` the call's
+    :func:`visible` abstract output when the caller has it."""
     node = Node("block", desc, (*key, *args))
     node.device, node.block, node.params, node.pvalues = device, block, params, values
-    leaves, tree = abstract_eval(desc, node.inputs, values) if abstract is None else abstract
+    leaves, tree = visible(abstract_eval(desc, node.inputs, values)) if output is None else output
     return _outputs(node, leaves, tree)
 
 

@@ -27,7 +27,7 @@ import threading
 import warnings
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import jax
@@ -98,6 +98,17 @@ def _treedef(args: tuple) -> Any:
         if not isinstance(a, (jax.Array, Recorded)):
             return jax.tree_util.tree_structure(args, is_leaf=lambda x: isinstance(x, Recorded))
     return _leaves_treedef(len(args))
+
+
+def _prefixed(root: Block) -> Iterator[tuple[str, Block]]:
+    """(structural prefix, block) of ``root``'s tree in depth-first order, children in registration
+    order. A loop, not a recursive closure: a closure that calls itself is a reference cycle, and the
+    Blocks it reaches would then wait for the garbage collector instead of dying with their last use."""
+    stack: list[tuple[str, Block]] = [("", root)]
+    while stack:
+        prefix, block = stack.pop()
+        yield prefix, block
+        stack.extend((f"{prefix}{name}.", child) for name, child in reversed(block._children.items()))
 
 
 class Block(StrictKwargs):
@@ -184,7 +195,7 @@ class Block(StrictKwargs):
         blocks: dict[int, str] = {}
         seen: set[int] = set()
 
-        def walk(block: Block, prefix: str) -> None:
+        for prefix, block in _prefixed(self):
             blocks.setdefault(id(block), prefix.rstrip("."))
             for name, p in block._reg_params.items():
                 if p is None:
@@ -195,10 +206,6 @@ class Block(StrictKwargs):
                     params[prefix + name] = p
                     if not self._transient:
                         p._structural_name = prefix + name
-            for name, child in block._children.items():
-                walk(child, f"{prefix}{name}.")
-
-        walk(self, "")
         object.__setattr__(self, "_structure_cache", (_epoch[0], params, blocks, every,
                                                       (tuple(params), tuple(blocks.items())),
                                                       tuple(params.values())))
@@ -277,14 +284,9 @@ class Block(StrictKwargs):
         if shared is None:
             return self
         slots: dict[str, tuple[Block, str]] = {}  # structural name -> (owning block, registered key)
-
-        def walk(block: Block, prefix: str) -> None:
+        for prefix, block in _prefixed(self):
             for key in block._reg_params:
                 slots.setdefault(prefix + key, (block, key))
-            for child_name, child in block._children.items():
-                walk(child, f"{prefix}{child_name}.")
-
-        walk(self, "")
         for name, p in shared.items():
             if name not in slots:
                 continue
@@ -419,13 +421,13 @@ class Block(StrictKwargs):
         last = self.__dict__.get("_last_record")
         if last is not None and last[0] is cache and last[1] is training and last[2] == dev \
                 and len(last[3]) == len(avals) and all(map(operator.is_, avals, last[3])):
-            desc, abstract = last[4], last[5]
+            desc, output = last[4], last[5]
         else:
             desc = ("block", weakref.ref(self), training, _treedef(args), cache[4][0], dev, cache[4])
-            abstract = abstract_eval(desc, (*key, *args), values)
+            output = tape.visible(abstract_eval(desc, (*key, *args), values))
             if None not in avals and len(jax.tree_util.tree_leaves(args)) == len(args):
-                self.__dict__["_last_record"] = (cache, training, dev, avals, desc, abstract)
-        return tape.record_block(self, desc, cache[5], values, key, args, dev, abstract=abstract)
+                self.__dict__["_last_record"] = (cache, training, dev, avals, desc, output)
+        return tape.record_block(self, desc, cache[5], values, key, args, dev, output=output)
 
     # ------------------------------------------------------------------ deferred shape inference
     def _deferred_infer(self, args: tuple, params: ParameterDict) -> None:

@@ -139,3 +139,17 @@ def test_the_record_keeps_its_blocks_until_settled():
     onp.testing.assert_allclose(onp.asarray(weight.grad()), onp.asarray(want), rtol=1e-5, atol=1e-6)
     gc.collect()
     assert ref() is None
+
+
+def test_a_trained_net_dies_with_its_last_reference_once_nothing_is_owed():
+    gc.collect()
+    gc.disable()  # no collector: a reference cycle through the net would keep it (and its arrays)
+    try:
+        net, trainer, batches = _setup()
+        _step(net, trainer, *batches[1])
+        ref = weakref.ref(net)
+        net[0].weight.grad()  # read: nothing is owed any more
+        del net, trainer
+        assert ref() is None
+    finally:
+        gc.enable()
