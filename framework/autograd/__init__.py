@@ -57,28 +57,24 @@ class _Scope:
             set_training(prev_t)
 
 
-def _scope(recording: bool | None, training: bool | None) -> contextlib.AbstractContextManager[None]:
-    return _Scope(recording, training)
-
-
 def record(train_mode: bool = True) -> contextlib.AbstractContextManager[None]:
     """Record computations for :func:`backward`; ``train_mode`` sets Dropout/BatchNorm behaviour."""
-    return _scope(True, train_mode)
+    return _Scope(True, train_mode)
 
 
 def pause(train_mode: bool = False) -> contextlib.AbstractContextManager[None]:
     """Stop recording inside a ``record()`` scope."""
-    return _scope(False, train_mode)
+    return _Scope(False, train_mode)
 
 
 def train_mode() -> contextlib.AbstractContextManager[None]:
     """Training behaviour (batch statistics, dropout) without recording."""
-    return _scope(None, True)
+    return _Scope(None, True)
 
 
 def predict_mode() -> contextlib.AbstractContextManager[None]:
     """Inference behaviour, even inside ``record()``."""
-    return _scope(None, False)
+    return _Scope(None, False)
 
 
 def backward(heads: Any, head_grads: Any = None, retain_graph: bool = False,

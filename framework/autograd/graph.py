@@ -216,9 +216,9 @@ class Plan:
         return ("p", i)
 
     def _block_refs(self, params: Sequence[Any], device: Any, values: Sequence[Any]) -> tuple:
-        """:meth:`_param_ref` of a Block node's Parameters (Parameters defer their backward; inlined:
-        it runs for every Parameter of every step)."""
-        index, refs = self.param_index, []
+        """:meth:`_param_ref` of a Block node's Parameters: in bulk for the plan's first Block (every
+        step; Parameters defer their backward), one by one otherwise."""
+        index = self.param_index
         if not index and "null" not in map(_GRAD_REQ, params):  # the plan's first Block: all new
             n = len(params)
             self.params.extend(zip(params, itertools.repeat(device, n), strict=True))
@@ -226,18 +226,7 @@ class Plan:
             keys = zip(map(id, params), itertools.repeat(device, n), strict=True)
             index.update(zip(keys, range(n), strict=True))
             return _first_refs(n)
-        for param, value in zip(params, values, strict=True):
-            if param._grad_req == "null":
-                refs.append(self._const(value))
-                continue
-            k = (id(param), device)
-            i = index.get(k)
-            if i is None:
-                i = index[k] = len(self.params)
-                self.params.append((param, device))
-                self.pvals.append(value)
-            refs.append(("p", i))
-        return tuple(refs)
+        return tuple(self._param_ref(p, device, v) for p, v in zip(params, values, strict=True))
 
 
 _GRAD_REQ = operator.attrgetter("_grad_req")

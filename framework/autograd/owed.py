@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["Owed", "owe", "owes", "settle", "forget", "covered", "slot"]
+__all__ = ["Owed", "owe", "owes", "settle", "forget", "covered", "before_backward", "slot"]
 
 
 class Owed:
@@ -72,6 +72,18 @@ def forget(ids: frozenset[int], device: Any) -> None:
     replaced."""
     if slot[0] is not None and covered(ids, device):
         slot[0] = None
+
+
+def before_backward(written: Sequence[tuple[Any, Any]]) -> None:
+    """A backward is about to install the gradients of ``written`` ((Parameter, device) pairs): a record
+    it overwrites entirely (``grad_req='write'``) is dropped; one it adds to or leaves partly is computed
+    first."""
+    record = slot[0]
+    if record is None or not owes([p for p, _ in written]):
+        return
+    forget(frozenset(id(p) for p, dev in written
+                     if dev == record.device and getattr(p, "_grad_req", None) == "write"), record.device)
+    settle()
 
 
 def settle() -> None:

@@ -42,8 +42,8 @@ from .recorded import ArrayOps
 __all__ = [
     "Recorded", "GraphError", "is_recording", "is_training", "set_recording", "set_training",
     "any_recorded", "record_call", "record_block", "visible", "parameter_leaf", "backward", "materialize",
-    "values_of", "wanted", "backward_function", "Pending", "pending", "waiting", "take_pending", "flush",
-    "finish",
+    "values_of", "wanted", "backward_function", "backward_program", "Pending", "pending", "waiting",
+    "take_pending", "flush", "finish",
 ]
 
 
@@ -64,8 +64,6 @@ class Recorded(Value, ArrayOps):
         return self._value
 
     def _record_op(self, fn: Callable, args: tuple, kwargs: dict[str, Any]) -> Any:
-        if len(args) == 1 and not kwargs and self._value is not None and not is_recording():
-            return fn(self._value)  # e.g. float(loss.sum()) after a step: a plain call on the array
         return record_call(fn, args, kwargs)
 
     def sum(self, *args: Any, **kwargs: Any) -> Any:
@@ -245,6 +243,11 @@ def backward_function(key: Any, use_hg: tuple[bool, ...], want: tuple[tuple[int,
     return program
 
 
+def backward_program(key: Any, use_hg: tuple[bool, ...], want: tuple[tuple[int, int], ...]) -> Callable:
+    """The compiled :func:`backward_function` of a plan's description."""
+    return _compile.jit(("backward", use_hg, key, want), lambda: backward_function(key, use_hg, want))
+
+
 _FREED = (
     "Check failed: !AGInfo::IsNone(*i): Cannot differentiate node because it is not in a "
     "computational graph. You need to set is_recording to true or use autograd.record() to save "
@@ -284,9 +287,7 @@ def flush() -> None:
     another backward calls this first, so nobody sees a state without the gradients."""
     if waiting[0] is not None:
         p = take_pending()
-        program = _compile.jit(("backward", p.use_hg, p.plan.key, p.want),
-                               lambda: backward_function(p.plan.key, p.use_hg, p.want))
-        finish(p, *program(*p.plan.arrays(), p.hg_args))
+        finish(p, *backward_program(p.plan.key, p.use_hg, p.want)(*p.plan.arrays(), p.hg_args))
 
 
 def finish(p: Pending, values: list, states: list, grads: list, total: Any) -> None:
@@ -295,11 +296,8 @@ def finish(p: Pending, values: list, states: list, grads: list, total: Any) -> N
     these add to them, and dropped where these replace them). A lone float32 head keeps ``total``, its
     sum, for ``head.sum()``."""
     plan = p.plan
-    if owed.slot[0] is not None and owed.owes([param for param, _ in plan.params]):
-        device = owed.slot[0].device  # overwritten gradients need not be computed; others must be
-        owed.forget(frozenset(id(param) for param, dev in plan.params
-                              if dev == device and getattr(param, "_grad_req", None) == "write"), device)
-        owed.settle()
+    if owed.slot[0] is not None:
+        owed.before_backward(plan.params)
     _fill(plan, p.want, values)
     if len(plan.heads) == 1 and not p.use_hg[0]:
         (ni, oi), = plan.heads

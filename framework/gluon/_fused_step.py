@@ -87,9 +87,7 @@ def _owed(trainer: Any, pending: Any, args: tuple, picks: tuple[int, ...], devic
     ref = weakref.ref(trainer)
 
     def compute() -> list:
-        program = _compile.jit(("backward", use_hg, key, ()),
-                               lambda: _tape.backward_function(key, use_hg, ()))
-        grads = program(*args)[2]
+        grads = _tape.backward_program(key, use_hg, ())(*args)[2]
         return [grads[i] for i in picks]
 
     def on_settle() -> None:  # somebody needed them: this trainer's steps return gradients from now on
@@ -146,12 +144,10 @@ def fused_step(trainer: Any, lr: Any, rescale: Any) -> bool:
         *args, values, trainer._states[dev], lr, rescale, skipped)
     if skipped is not None:
         trainer._skipped[dev] = skipped
-    trained = _trained(trainer)
-    _owed_mod.forget(trained[1], dev)  # their gradients are replaced now: an older record is not needed
-    mine = dict.fromkeys(picks)
+    mine = dict.fromkeys(picks)  # finish drops an older record of these gradients: they are replaced
     _tape.finish(pending, outs, states, [None if i in mine else g for i, g in enumerate(grads)], total)
     for (name, p), i in zip(trainer._trainable, picks, strict=True):
         p._stepped(dev, new[name], None if owe else grads[i])
     if owe:
-        _owed_mod.owe(_owed(trainer, pending, args, picks, dev, trained))
+        _owed_mod.owe(_owed(trainer, pending, args, picks, dev, _trained(trainer)))
     return True

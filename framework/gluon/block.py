@@ -425,7 +425,7 @@ class Block(StrictKwargs):
         else:
             desc = ("block", weakref.ref(self), training, _treedef(args), cache[4][0], dev, cache[4])
             output = tape.visible(abstract_eval(desc, (*key, *args), values))
-            if None not in avals and len(jax.tree_util.tree_leaves(args)) == len(args):
+            if None not in avals:  # every input an array or recorded value (a leaf): reusable
                 self.__dict__["_last_record"] = (cache, training, dev, avals, desc, output)
         return tape.record_block(self, desc, cache[5], values, key, args, dev, output=output)
 

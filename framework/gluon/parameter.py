@@ -139,10 +139,6 @@ class Parameter:
     _grad = _flushed("_grad_now", owed=True)
     _fresh_grad = _flushed("_fresh_now")
 
-    def _arrays_now(self) -> tuple[dict | None, dict | None]:
-        """(data, grad) per device as they are, without running a waiting backward (Trainer's fused step)."""
-        return self.__dict__.get("_data_now"), self.__dict__.get("_grad_now")
-
     # ------------------------------------------------------------------ descriptive state
     def __repr__(self) -> str:
         return f"Parameter {self.name} (shape={self.shape}, dtype={onp.dtype(self.dtype).name})"
