@@ -1,5 +1,6 @@
 """The porter's rules, one concept per module, in the order the driver applies them."""
 
+from .arrays import ArraysRule
 from .attach_grad import AttachGradRule
 from .context import ContextRule
 from .imports import ImportsRule
@@ -9,10 +10,11 @@ from .setitem import SetitemRule
 from .unported import UnportedScan
 from .version import VersionRule
 
-__all__ = ["ORDER", "AttachGradRule", "ContextRule", "ImportsRule", "IsinstanceRule", "MethodsRule",
-           "SetitemRule", "UnportedScan", "VersionRule"]
+__all__ = ["ORDER", "ArraysRule", "AttachGradRule", "ContextRule", "ImportsRule", "IsinstanceRule",
+           "MethodsRule", "SetitemRule", "UnportedScan", "VersionRule"]
 
-# UnportedScan reads the untouched source (true line numbers); AttachGradRule is last because it is the
-# only rule that adds lines.
-ORDER = (UnportedScan, VersionRule, ImportsRule, IsinstanceRule, ContextRule, MethodsRule, SetitemRule,
-         AttachGradRule)
+# ArraysRule rewrites calls in place (no line moves) before UnportedScan reads the source (true line
+# numbers), so what it routes is not reported; AttachGradRule is last because it is the only rule that
+# adds lines.
+ORDER = (ArraysRule, UnportedScan, VersionRule, ImportsRule, IsinstanceRule, ContextRule, MethodsRule,
+         SetitemRule, AttachGradRule)
