@@ -38,8 +38,7 @@ RULES: dict[str, str] = {
     "attach_grad_loop": "for p in ps: p.attach_grad() -> ps[:] = [autograd.attach_grad(p) for p in ps]",
     "setitem": "x[i] = v -> x = npx.setitem(x, i, v); x[i] += v likewise",
     "add_import": "from framework import npx / autograd added where a rewrite needs it",
-    "array_method": "x.reshape((0, -1)) / x.expand_dims(1) / x.sum() on an MXNet array -> F.reshape(x, ...) "
-                    "(nd's meaning)",
+    "array_method": "x.reshape((0, -1)) / x.expand_dims(1) on an MXNet array -> F.reshape(x, (0, -1))",
     "version": "mx.__version__ -> mx.base.__version__ (the MXNet API version implemented, 1.9.1)",
 }
 

@@ -170,7 +170,10 @@ class ArraysRule(Rule):
             if isinstance(func, cst.Attribute):
                 if func.attr.value in _ARRAY_RESULT and self._is_array(func.value, scope):
                     return True
-                if isinstance(func.value, cst.Name) and func.value.value == "self":
+                owner = func.value
+                if (isinstance(owner, cst.Name) and owner.value == "self") or (
+                        isinstance(owner, cst.Call) and isinstance(owner.func, cst.Name)
+                        and owner.func.value == "super"):
                     return any(self._is_array(a.value, scope) for a in node.args)
         return False
 
@@ -190,8 +193,9 @@ class ArraysRule(Rule):
 
     def _scope_for(self, body: cst.CSTNode, outer: set[str], params: set[str], f_name: str | None,
                    shadow: set[str]) -> _Scope:
-        """The arrays of one scope: ``params``, names bound only to arrays, and the enclosing scope's
-        arrays this scope does not bind (``shadow``: its parameters, all of them)."""
+        """The arrays of one scope: ``params`` and names bound to an array, unless also bound to
+        something that is visibly not one (a number, a string, a shape, ``len(...)``...), and the
+        enclosing scope's arrays this scope does not bind (``shadow``: its parameters, all of them)."""
         visitor = _Bindings()
         body.visit(visitor)
         assigned = {n for target, _, _ in visitor.binds for n in _names(target)}
@@ -203,14 +207,12 @@ class ArraysRule(Rule):
             for target, value, kind in visitor.binds:
                 names = set(_names(target))
                 if kind == "iter":
-                    hit = set(self._iter_elements(target, value, scope))  # type: ignore[arg-type]
-                    yes |= hit
-                    no |= names - hit
-                elif kind == "aug" or (isinstance(value, cst.Name) and value.value == "None"):
+                    yes |= set(self._iter_elements(target, value, scope))  # type: ignore[arg-type]
+                elif kind == "aug" or value is None:
                     continue
-                elif value is not None and self._is_array(value, scope):
+                elif self._is_array(value, scope):
                     yes |= names
-                else:
+                elif _not_array(value):
                     no |= names
             new = (initial | yes) - no
             if new == scope.arrays:
@@ -246,6 +248,8 @@ class ArraysRule(Rule):
             params = {p.name.value for p in named[2:] if not _literal_default(p)}
         elif in_class and name == "forward" and positional:
             params = {p.name.value for p in named[1:] if not _literal_default(p)}
+        elif "F" in every:  # a helper taking the operator namespace, as hybrid_forward passes it on
+            f_name = "F"
         if in_class and name in ("hybrid_forward", "forward") and isinstance(node.params.star_arg, cst.Param):
             params.add(node.params.star_arg.name.value)
         self._scopes.append(self._scope_for(node.body, outer.arrays, params, f_name, every))
@@ -291,8 +295,8 @@ class ArraysRule(Rule):
         func = node.func
         assert isinstance(func, cst.Attribute)
         root = dotted(func.value)
-        if root is not None and root.split(".")[0] in self.info.foreign | self.info.containers:
-            return
+        if root is not None and root.split(".")[0] in self.info.foreign | self.info.containers | {"F"}:
+            return  # another library's value, a container, or F (an operator namespace)
         x = self.ctx.module.code_for_node(func.value)
         if method == "reshape" and _has_special_code(node):
             self.unported(node, "MXNet's reshape codes (0, -2, -3, -4) on a value the porter cannot tell is "
@@ -302,6 +306,33 @@ class ArraysRule(Rule):
             self.unported(node, "transpose(axes=...) on a value the porter cannot tell is an MXNet array "
                                 "(jax.Array.transpose takes the axes positionally)",
                           f"nd.transpose({x}, axes=...) if {x} is an NDArray")
+
+
+_NOT_ARRAY_CALLS = {"len", "int", "float", "str", "bool", "range", "list", "tuple", "dict", "set", "sorted",
+                    "isinstance", "hasattr", "repr", "format", "enumerate", "zip", "type"}
+_NOT_ARRAY_ATTRS = {"shape", "ndim", "size", "dtype", "context", "ctx", "stype", "name"}
+_HOST_METHODS = {"asnumpy", "asscalar", "tolist", "item", "format", "join", "split", "lower", "upper",
+                 "startswith", "endswith", "keys", "items", "values", "get"}
+
+
+def _not_array(value: cst.BaseExpression) -> bool:
+    """``value`` is visibly not an array: a literal, a comparison, a shape, a built-in's result..."""
+    if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+                          cst.FormattedString, cst.Comparison, cst.Lambda, cst.Dict, cst.Set, cst.DictComp,
+                          cst.SetComp)):
+        return True
+    if isinstance(value, cst.Name):
+        return value.value in ("True", "False")
+    if isinstance(value, cst.Attribute):
+        return value.attr.value in _NOT_ARRAY_ATTRS
+    if isinstance(value, cst.Subscript):
+        return isinstance(value.value, cst.Attribute) and value.value.attr.value in _NOT_ARRAY_ATTRS
+    if isinstance(value, cst.Call):
+        func = value.func
+        if isinstance(func, cst.Name):
+            return func.value in _NOT_ARRAY_CALLS
+        return isinstance(func, cst.Attribute) and func.attr.value in _HOST_METHODS
+    return False
 
 
 def _has_special_code(call: cst.Call) -> bool:
