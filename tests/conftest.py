@@ -72,3 +72,4 @@ def _restore_global_state():
 
 
 os.environ.setdefault("TQDM_DISABLE", "1")
+os.environ.setdefault("FRAMEWORK_PORT_CACHE", "0")  # framework.run's cache: only the tests that use it

@@ -40,6 +40,7 @@ def close(got, want, path="") -> None:
 def private_cache(tmp_path, monkeypatch):
     home = tmp_path / "home"
     monkeypatch.setenv("FRAMEWORK_HOME", str(home))
+    monkeypatch.setenv("FRAMEWORK_PORT_CACHE", "1")
     return home / "port-cache"
 
 
