@@ -36,5 +36,9 @@ owed_replaced_unsettled|framework/autograd/owed.py|/^def owe/,/slot\[0\] = recor
 owed_wrong_step|framework/gluon/_fused_step.py|s/        grads = _tape.backward_program(key, use_hg, ())(\*args)\[2\]/        grads = [g * 0.5 for g in _tape.backward_program(key, use_hg, ())(*args)[2]]/|tests/autograd/test_owed.py::test_gradients_nobody_reads_are_never_computed_and_a_read_gets_the_steps_own
 head_sum_any_dtype|framework/autograd/tape.py|s/        if head is not None and head.aval.dtype == jnp.float32:/        if head is not None:/|tests/autograd/test_record.py::test_sum_after_backward_is_the_backwards_total
 record_template_blind|framework/gluon/block.py|s/        if last is not None and last\[0\] is cache and last\[1\] is training and last\[2\] == dev \\/        if last is not None and last[0] is cache and (True or last[1] is training) and last[2] == dev \\/|tests/gluon/test_block.py::test_recording_again_follows_changed_shapes_mode_and_parameter_types
+port_cache_trusts_any_entry|framework/port/cache.py|s/entry.get("source_sha256") != _sha256(source)/False/|tests/test_run.py::test_port_cache_never_trusts_an_entry_beyond_its_key
+port_cache_any_directory|framework/port/cache.py|s/    if st.st_mode \& 0o022:/    if False:/|tests/test_run.py::test_port_cache_refuses_a_directory_others_can_write
+arrays_rule_skips_reshape|framework/port/rules/arrays.py|s/        if method not in ROUTED or not self._scopes:/        if method not in ROUTED or method == "reshape" or not self._scopes:/|tests/port/test_gcv_snippets.py::test_snippet_matches_mxnet[arrays_hybrid]
+version_rule_off|framework/port/rules/version.py|s/if updated.attr.value != "__version__" or/if True or/|tests/port/test_gcv_snippets.py::test_snippet_matches_mxnet[version]
 CASES
 exit $status
