@@ -208,14 +208,13 @@ def copyMakeBorder(src: Any, top: int, bot: int, left: int, right: int, type: in
 
 def imrotate(src: Any, rotation_degrees: Any, zoom_in: bool = False, zoom_out: bool = False) -> Any:
     """Rotate float32 CHW images (or an NCHW batch, with one angle or one per image) counter-clockwise
-    about their centre by bilinear sampling (zeros outside); ``zoom_in`` scales so no border shows,
-    ``zoom_out`` so the whole image stays inside."""
-    import jax.numpy as jnp
-
+    about their centre by bilinear sampling (zeros outside), as MXNet's ``BilinearSampler`` does;
+    ``zoom_in`` scales so no border shows, ``zoom_out`` so the whole image stays inside. Computed on
+    the host; a ``jax.Array`` input gives a ``jax.Array``."""
     if zoom_in and zoom_out:
         raise ValueError("imrotate: zoom_in and zoom_out cannot both be True")
-    x = jnp.asarray(src)
-    if x.dtype != jnp.float32:
+    x = onp.asarray(src)
+    if x.dtype != onp.float32:
         raise TypeError(f"imrotate: only float32 images are supported, got {x.dtype}; cast first")
     single = x.ndim == 3
     if single:
@@ -224,42 +223,39 @@ def imrotate(src: Any, rotation_degrees: Any, zoom_in: bool = False, zoom_out: b
         x = x[None]
     elif x.ndim != 4:
         raise ValueError(f"imrotate: expected CHW or NCHW, got shape {x.shape}")
-    angles = jnp.broadcast_to(jnp.asarray(rotation_degrees, jnp.float32), (x.shape[0],))
+    angles = onp.broadcast_to(onp.asarray(rotation_degrees, onp.float32), (x.shape[0],))
     n, c, h, w = x.shape
-    rad = angles * (math.pi / 180.0)
-    hs, ws = (h - 1) / 2.0, (w - 1) / 2.0
-    yy = jnp.arange(h, dtype=jnp.float32)[:, None] - hs
-    xx = jnp.arange(w, dtype=jnp.float32)[None, :] - ws
-    cos, sin = jnp.cos(rad)[:, None, None], jnp.sin(rad)[:, None, None]
-    gx = (xx * cos - yy * sin) / ws
-    gy = (xx * sin + yy * cos) / hs
+    rad = (angles * onp.float32(math.pi / 180.0))[:, None, None]
+    hs, ws = onp.float32((h - 1) / 2.0), onp.float32((w - 1) / 2.0)
+    yy = onp.arange(h, dtype=onp.float32)[:, None] - hs
+    xx = onp.arange(w, dtype=onp.float32)[None, :] - ws
+    gx = (xx * onp.cos(rad) - yy * onp.sin(rad)) / ws
+    gy = (xx * onp.sin(rad) + yy * onp.cos(rad)) / hs
     if zoom_in or zoom_out:
         rho, base = math.hypot(h, w), math.atan(h / w)
-        a = jnp.abs(rad)
-        max_x = jnp.maximum(jnp.abs(rho * jnp.cos(base + a)), jnp.abs(rho * jnp.cos(base - a)))
-        max_y = jnp.maximum(jnp.abs(rho * jnp.sin(base + a)), jnp.abs(rho * jnp.sin(base - a)))
-        scale = jnp.maximum(max_x / w, max_y / h) if zoom_out else jnp.minimum(w / max_x, h / max_y)
-        gx, gy = gx * scale[:, None, None], gy * scale[:, None, None]
-    out = _bilinear_sample(x, (gx + 1) * (w - 1) / 2, (gy + 1) * (h - 1) / 2)
-    return out[0] if single else out
+        a = onp.abs(rad)
+        max_x = onp.maximum(onp.abs(rho * onp.cos(base + a)), onp.abs(rho * onp.cos(base - a)))
+        max_y = onp.maximum(onp.abs(rho * onp.sin(base + a)), onp.abs(rho * onp.sin(base - a)))
+        scale = onp.maximum(max_x / w, max_y / h) if zoom_out else onp.minimum(w / max_x, h / max_y)
+        gx, gy = gx * scale, gy * scale
+    out = _bilinear_sample(x, (gx + 1) * (w - 1) / 2, (gy + 1) * (h - 1) / 2).astype(onp.float32)
+    return _like(src, out[0] if single else out)
 
 
-def _bilinear_sample(x: Any, px: Any, py: Any) -> Any:
+def _bilinear_sample(x: onp.ndarray, px: onp.ndarray, py: onp.ndarray) -> onp.ndarray:
     """Sample NCHW ``x`` at pixel coordinates (N, H, W); zero outside (MXNet's BilinearSampler)."""
-    import jax.numpy as jnp
-
     n, c, h, w = x.shape
-    x0, y0 = jnp.floor(px), jnp.floor(py)
-    out = jnp.zeros((n, c) + px.shape[1:], x.dtype)
+    x0, y0 = onp.floor(px), onp.floor(py)
+    out = onp.zeros((n, c) + px.shape[1:], onp.float64)
+    flat = x.reshape(n, c, h * w)
     for dx in (0, 1):
         for dy in (0, 1):
             xi, yi = x0 + dx, y0 + dy
-            wgt = (1 - jnp.abs(px - xi)) * (1 - jnp.abs(py - yi))
+            wgt = (1 - onp.abs(px - xi)) * (1 - onp.abs(py - yi))
             ok = (xi >= 0) & (xi <= w - 1) & (yi >= 0) & (yi <= h - 1)
-            xc = jnp.clip(xi, 0, w - 1).astype(jnp.int32)
-            yc = jnp.clip(yi, 0, h - 1).astype(jnp.int32)
-            vals = jnp.take_along_axis(x.reshape(n, c, h * w), (yc * w + xc).reshape(n, 1, -1), axis=2)
-            out = out + vals.reshape(out.shape) * jnp.where(ok, wgt, 0.0)[:, None]
+            pos = (onp.clip(yi, 0, h - 1) * w + onp.clip(xi, 0, w - 1)).astype(onp.int64).reshape(n, 1, -1)
+            vals = onp.take_along_axis(flat, onp.broadcast_to(pos, (n, c, pos.shape[2])), axis=2)
+            out += vals.reshape(out.shape) * onp.where(ok, wgt, 0.0)[:, None]
     return out
 
 

@@ -188,7 +188,145 @@ def section_io():
     save("io.npz", out)
 
 
-SECTIONS = {"io": section_io}
+def det_label(i):
+    """MXNet's detection label of image i: header [2, 5], then 1 + i % 2 objects [cls, x0, y0, x1, y1]."""
+    objs = [[i % 3, 0.1, 0.2, 0.6, 0.7], [1, 0.4, 0.3, 0.9, 0.95]][: 1 + i % 2]
+    return [2.0, 5.0] + [float(v) for o in objs for v in o]
+
+
+def section_image():
+    import random
+
+    import mxnet as mx
+
+    out = {}
+    imgs = images()
+    # every augmenter on images()[1] (10 x 13 x 3, cast to float32 where the augmenter needs floats),
+    # with random.seed(5) and numpy.random.seed(5) set before each call
+    src = mx.nd.array(imgs[1], dtype="uint8")
+    srcf = src.astype("float32")
+    augs = {
+        "resize": (mx.image.ResizeAug(7, 1), src),
+        "force0": (mx.image.ForceResizeAug((7, 5), 0), src),
+        "force1": (mx.image.ForceResizeAug((16, 12), 1), src),
+        "randcrop": (mx.image.RandomCropAug((6, 5), 1), src),
+        "sizedcrop": (mx.image.RandomSizedCropAug((6, 6), 0.3, (0.75, 1.33), 1), src),
+        "center": (mx.image.CenterCropAug((6, 5), 1), src),
+        "bright": (mx.image.BrightnessJitterAug(0.4), srcf),
+        "contrast": (mx.image.ContrastJitterAug(0.4), srcf),
+        "saturation": (mx.image.SaturationJitterAug(0.4), srcf),
+        "hue": (mx.image.HueJitterAug(0.3), srcf),
+        "colorjitter": (mx.image.ColorJitterAug(0.3, 0.3, 0.3), srcf),
+        "lighting": (
+            mx.image.LightingAug(
+                0.5,
+                np.array([55.46, 4.794, 1.148]),
+                np.array(
+                    [[-0.5675, 0.7192, 0.4009], [-0.5808, -0.0045, -0.8140], [-0.5836, -0.6948, 0.4203]]
+                ),
+            ),
+            srcf,
+        ),
+        "normalize": (
+            mx.image.ColorNormalizeAug(mx.nd.array([100, 110, 120]), mx.nd.array([50, 60, 70])),
+            srcf,
+        ),
+        "gray": (mx.image.RandomGrayAug(1.0), srcf),
+        "flip": (mx.image.HorizontalFlipAug(1.0), src),
+        "cast": (mx.image.CastAug("float16"), src),
+    }
+    for name, (aug, x) in augs.items():
+        random.seed(5)
+        np.random.seed(5)
+        out[f"aug/{name}"] = aug(x.copy()).asnumpy()
+        out[f"dumps/{name}"] = json.dumps(aug.dumps())
+    # CreateAugmenter's full list over five images in turn (random.seed(3), numpy.random.seed(3) once)
+    kinds = dict(
+        resize=9,
+        rand_crop=True,
+        rand_mirror=True,
+        brightness=0.3,
+        contrast=0.3,
+        saturation=0.3,
+        hue=0.1,
+        pca_noise=0.1,
+        rand_gray=0.3,
+        mean=True,
+        std=True,
+        inter_method=1,
+    )
+    for name, kw in {"full": kinds, "sized": dict(rand_crop=True, rand_resize=True, inter_method=1)}.items():
+        random.seed(3)
+        np.random.seed(3)
+        auglist = mx.image.CreateAugmenter((3, 6, 6), **kw)
+        out[f"create/{name}/names"] = json.dumps([type(a).__name__ for a in auglist])
+        for i in range(5):
+            x = mx.nd.array(imgs[i], dtype="uint8")
+            for a in auglist:
+                x = a(x)
+            out[f"create/{name}/{i}"] = x.asnumpy()
+    # functions: random_crop / random_size_crop boxes (random.seed(9)); copyMakeBorder of every type;
+    # imrotate of a float CHW image by 30 degrees (plain, zoom_in, zoom_out) and a batch by two angles
+    random.seed(9)
+    out["fn/random_crop_box"] = np.array([mx.image.random_crop(src, (5, 4), 1)[1] for _ in range(4)])
+    out["fn/random_size_crop_box"] = np.array(
+        [mx.image.random_size_crop(src, (5, 5), 0.2, (0.5, 2.0), 1)[1] for _ in range(4)]
+    )
+    for t in range(5):
+        out[f"fn/border{t}"] = mx.image.copyMakeBorder(src, 1, 2, 3, 1, type=t, value=9).asnumpy()
+    out["fn/border_values"] = mx.image.copyMakeBorder(src, 1, 1, 2, 2, type=16, values=(1, 2, 3)).asnumpy()
+    chw = mx.nd.array(imgs[1].transpose(2, 0, 1), dtype="float32")
+    out["fn/rotate"] = mx.image.imrotate(chw, 30).asnumpy()
+    out["fn/rotate_in"] = mx.image.imrotate(chw, 30, zoom_in=True).asnumpy()
+    out["fn/rotate_out"] = mx.image.imrotate(chw, -45, zoom_out=True).asnumpy()
+    out["fn/rotate_batch"] = mx.image.imrotate(mx.nd.stack(chw, chw), mx.nd.array([10, 200])).asnumpy()
+    for t in (0, 1):
+        out[f"fn/imresize{t}"] = mx.image.imresize(src, 17, 7, interp=t).asnumpy()
+
+    # ImageIter over images.rec (written by section io): CreateAugmenter (3, 6, 6) random crops and
+    # mirrors with random.seed(4); batch 3; every last_batch_handle; 2 epochs; shuffled with the .idx
+    rec, idx = os.path.join(OUT, "images.rec"), os.path.join(OUT, "images.idx")
+    for handle in ("pad", "discard", "roll_over"):
+        random.seed(4)
+        it = mx.image.ImageIter(
+            3,
+            (3, 6, 6),
+            path_imgrec=rec,
+            rand_crop=True,
+            rand_mirror=True,
+            inter_method=1,
+            last_batch_handle=handle,
+        )
+        record_iter(it, 2, f"imageiter/{handle}", out)
+    random.seed(4)
+    it = mx.image.ImageIter(4, (3, 5, 5), path_imgrec=rec, path_imgidx=idx, shuffle=True, inter_method=1)
+    record_iter(it, 2, "imageiter/shuffle", out)
+
+    # ImageDetIter over det.rec: images() with det_label(i); CreateDetAugmenter (3, 8, 8) with random
+    # crops, pads and mirrors (probability 0.5 each), random.seed(6); batch 3; 2 epochs
+    from mxnet import recordio
+
+    w = recordio.MXRecordIO(os.path.join(OUT, "det.rec"), "w")
+    for i, img in enumerate(imgs):
+        w.write(recordio.pack(recordio.IRHeader(0, det_label(i), i, 0), png(img)))
+    w.close()
+    random.seed(6)
+    it = mx.image.ImageDetIter(
+        3,
+        (3, 8, 8),
+        path_imgrec=os.path.join(OUT, "det.rec"),
+        rand_crop=0.5,
+        rand_pad=0.5,
+        rand_mirror=True,
+        inter_method=1,
+        area_range=(0.3, 2.0),
+    )
+    out["imagedet/provide_label"] = json.dumps([it.provide_label[0][0], list(it.provide_label[0][1])])
+    record_iter(it, 2, "imagedet", out)
+    save("image.npz", out)
+
+
+SECTIONS = {"io": section_io, "image": section_image}
 
 
 def main(argv):
