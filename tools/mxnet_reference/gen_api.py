@@ -326,7 +326,42 @@ def section_image():
     save("image.npz", out)
 
 
-SECTIONS = {"io": section_io, "image": section_image}
+def section_kv():
+    import mxnet as mx
+
+    out = {}
+    # 'local' store, key 0 = arange(6).reshape(2, 3); SGD(lr 0.1, momentum 0.9, wd 0.01, rescale_grad 0.5);
+    # three pushes of two arrays (step + 1 and 1 everywhere), the pulled value after each
+    w = np.arange(6, dtype=np.float32).reshape(2, 3)
+    kv = mx.kv.create("local")
+    kv.set_optimizer(mx.optimizer.SGD(learning_rate=0.1, momentum=0.9, wd=0.01, rescale_grad=0.5))
+    kv.init(0, mx.nd.array(w))
+    for step in range(3):
+        kv.push(0, [mx.nd.array(w * 0 + step + 1), mx.nd.array(w * 0 + 1)])
+        a = mx.nd.zeros((2, 3))
+        kv.pull(0, out=a)
+        out[f"sgd/{step}"] = a.asnumpy()
+    # no optimizer: a push of four arrays replaces the value by their sum; pushpull; str keys in a list
+    kv = mx.kv.create("device")
+    kv.init(["a", "b"], [mx.nd.array(w), mx.nd.array(-w)])
+    kv.push("a", [mx.nd.array(w * i) for i in range(4)])
+    outs = [mx.nd.zeros((2, 3)), mx.nd.zeros((2, 3))]
+    kv.pull(["a", "b"], out=outs)
+    out["plain/a"], out["plain/b"] = outs[0].asnumpy(), outs[1].asnumpy()
+    kv.pushpull("b", [mx.nd.ones((2, 3)), mx.nd.ones((2, 3)) * 5], out=outs[1])
+    out["plain/pushpull"] = outs[1].asnumpy()
+    # pushpull with Adam applies the update and returns it
+    kv = mx.kv.create("local")
+    kv.set_optimizer(mx.optimizer.Adam(learning_rate=0.01))
+    kv.init(7, mx.nd.array(w))
+    for step in range(2):
+        a = mx.nd.zeros((2, 3))
+        kv.pushpull(7, mx.nd.array(w - 2.5), out=a)
+        out[f"adam/{step}"] = a.asnumpy()
+    save("kv.npz", out)
+
+
+SECTIONS = {"io": section_io, "image": section_image, "kv": section_kv}
 
 
 def main(argv):
