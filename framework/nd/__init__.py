@@ -54,7 +54,7 @@ _RANDOM_ALIASES = {"random_uniform": random.uniform, "random_normal": random.nor
 globals().update(_RANDOM_ALIASES)
 
 __all__ = [
-    "NDArray", "save", "load", "waitall", "linalg", "random",
+    "NDArray", "save", "load", "waitall", "linalg", "random", "Custom",
     *_arith_all, *_creation_all, *_indexing_all, *_nn_all, *_reduction_all, *_sequence_all, *_shape_all,
     *_sort_all, *_LINALG_ALIASES, *_RANDOM_ALIASES,
 ]
@@ -78,6 +78,10 @@ def waitall() -> None:
 
 
 def __getattr__(name: str) -> Any:
+    if name == "Custom":  # user-defined operators (framework.operator), imported on first use
+        from ..operator import Custom
+
+        return Custom
     raise AttributeError(
         f"framework.nd has no attribute {name!r}: it is not one of MXNet 1.x's NDArray functions "
         "supported here (see framework/nd/__init__.py for the list; framework.np has NumPy's names)"

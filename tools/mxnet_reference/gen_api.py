@@ -361,7 +361,108 @@ def section_kv():
     save("kv.npz", out)
 
 
-SECTIONS = {"io": section_io, "image": section_image, "kv": section_kv}
+def section_operator():
+    import mxnet as mx
+
+    # three custom operators: "scaledsig" (NumPy inside; a hand-written backward that is `scale` times
+    # sigmoid's gradient), "muladd" (two inputs, two outputs: a*b and a+2b, NDArray operators), and
+    # "softmaxloss" (need_top_grad=False: backward is softmax - one_hot(label) whatever the head)
+    class ScaledSig(mx.operator.CustomOp):
+        def __init__(self, scale):
+            self.scale = scale
+
+        def forward(self, is_train, req, in_data, out_data, aux):
+            x = in_data[0].asnumpy()
+            self.assign(out_data[0], req[0], mx.nd.array(1.0 / (1.0 + np.exp(-x))))
+
+        def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+            y, dy = out_data[0].asnumpy(), out_grad[0].asnumpy()
+            self.assign(in_grad[0], req[0], mx.nd.array(self.scale * dy * y * (1.0 - y)))
+
+    @mx.operator.register("scaledsig")
+    class ScaledSigProp(mx.operator.CustomOpProp):
+        def __init__(self, scale):
+            super().__init__(need_top_grad=True)
+            self.scale = float(scale)
+
+        def create_operator(self, ctx, shapes, dtypes):
+            return ScaledSig(self.scale)
+
+    class MulAdd(mx.operator.CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            a, b = in_data
+            self.assign(out_data[0], req[0], a * b)
+            self.assign(out_data[1], req[1], a + 2 * b)
+
+        def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+            a, b = in_data
+            g0, g1 = out_grad
+            self.assign(in_grad[0], req[0], g0 * b + g1)
+            self.assign(in_grad[1], req[1], g0 * a + 2 * g1)
+
+    @mx.operator.register("muladd")
+    class MulAddProp(mx.operator.CustomOpProp):
+        def list_arguments(self):
+            return ["a", "b"]
+
+        def list_outputs(self):
+            return ["prod", "mix"]
+
+        def create_operator(self, ctx, shapes, dtypes):
+            return MulAdd()
+
+    class SoftmaxLoss(mx.operator.CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            x = in_data[0].asnumpy()
+            e = np.exp(x - x.max(axis=1, keepdims=True))
+            self.assign(out_data[0], req[0], mx.nd.array(e / e.sum(axis=1, keepdims=True)))
+
+        def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+            label = in_data[1].asnumpy().astype(int)
+            y = out_data[0].asnumpy().copy()
+            y[np.arange(label.shape[0]), label] -= 1.0
+            self.assign(in_grad[0], req[0], mx.nd.array(y))
+            self.assign(in_grad[1], req[1], mx.nd.zeros(label.shape))
+
+    @mx.operator.register("softmaxloss")
+    class SoftmaxLossProp(mx.operator.CustomOpProp):
+        def __init__(self):
+            super().__init__(need_top_grad=False)
+
+        def list_arguments(self):
+            return ["data", "label"]
+
+        def infer_shape(self, in_shape):
+            return in_shape, [in_shape[0]], []
+
+        def create_operator(self, ctx, shapes, dtypes):
+            return SoftmaxLoss()
+
+    # training: x (4, 3), w1 (3, 5), w2 (5, 3) from RandomState(2), labels [0, 2, 1, 2]; three steps of
+    # w -= 0.1 * grad; the outputs, losses and gradients of each step
+    rs = np.random.RandomState(2)
+    x = mx.nd.array(rs.uniform(-1, 1, (4, 3)))
+    w1, w2 = mx.nd.array(rs.uniform(-1, 1, (3, 5))), mx.nd.array(rs.uniform(-1, 1, (5, 3)))
+    label = mx.nd.array([0, 2, 1, 2])
+    out = {"x": x.asnumpy(), "w1": w1.asnumpy(), "w2": w2.asnumpy(), "label": label.asnumpy()}
+    for w in (w1, w2):
+        w.attach_grad()
+    for step in range(3):
+        with mx.autograd.record():
+            h = mx.nd.dot(x, w1)
+            a = mx.nd.Custom(h, op_type="scaledsig", scale=2)
+            p, q = mx.nd.Custom(a, a * 0.5, op_type="muladd")
+            prob = mx.nd.Custom(mx.nd.dot(p + q, w2), label, op_type="softmaxloss")
+        prob.backward()
+        out[f"{step}/prob"], out[f"{step}/a"] = prob.asnumpy(), a.asnumpy()
+        out[f"{step}/w1_grad"], out[f"{step}/w2_grad"] = w1.grad.asnumpy(), w2.grad.asnumpy()
+        w1[:] = w1 - 0.1 * w1.grad
+        w2[:] = w2 - 0.1 * w2.grad
+    out["w1_final"], out["w2_final"] = w1.asnumpy(), w2.asnumpy()
+    save("operator.npz", out)
+
+
+SECTIONS = {"io": section_io, "image": section_image, "kv": section_kv, "operator": section_operator}
 
 
 def main(argv):
