@@ -54,7 +54,7 @@ _RANDOM_ALIASES = {"random_uniform": random.uniform, "random_normal": random.nor
 globals().update(_RANDOM_ALIASES)
 
 __all__ = [
-    "NDArray", "save", "load", "waitall", "linalg", "random", "Custom",
+    "NDArray", "save", "load", "waitall", "linalg", "random",
     *_arith_all, *_creation_all, *_indexing_all, *_nn_all, *_reduction_all, *_sequence_all, *_shape_all,
     *_sort_all, *_LINALG_ALIASES, *_RANDOM_ALIASES,
 ]
