@@ -462,7 +462,69 @@ def section_operator():
     save("operator.npz", out)
 
 
-SECTIONS = {"io": section_io, "image": section_image, "kv": section_kv, "operator": section_operator}
+def section_metric():
+    import logging
+
+    import mxnet as mx
+
+    out = {}
+    # metrics over two updates of seeded predictions (RandomState(4)): 6 samples x 4 classes
+    rs = np.random.RandomState(4)
+    preds = [rs.dirichlet(np.ones(4), 6).astype(np.float32) for _ in range(2)]
+    labels = [rs.randint(0, 4, 6).astype(np.float32) for _ in range(2)]
+    out["preds"], out["labels"] = np.stack(preds), np.stack(labels)
+    for name, metric in {
+        "nll": mx.metric.NegativeLogLikelihood(),
+        "pcc": mx.metric.PCC(),
+        "torch": mx.metric.Torch(),
+        "caffe": mx.metric.Caffe(),
+        "nll_created": mx.metric.create("nll_loss"),
+    }.items():
+        values = []
+        for p, l in zip(preds, labels, strict=True):
+            metric.update([mx.nd.array(l)], [mx.nd.array(p)])
+            values.append(metric.get()[1])
+        metric.reset_local()
+        values.append(metric.get_global()[1])
+        out[f"metric/{name}"] = np.array(values)
+        out[f"metric/{name}/name"] = metric.get()[0]
+    # PCC with a class seen only in the second update (its matrix grows), labels as class indices
+    pcc = mx.metric.PCC()
+    pcc.update([mx.nd.array([0, 1, 1])], [mx.nd.array([0, 1, 0])])
+    pcc.update([mx.nd.array([2, 1, 0, 2])], [mx.nd.array([2, 2, 0, 1])])
+    out["metric/pcc_grow"] = np.array(pcc.get()[1])
+
+    # callbacks: what the logging callbacks write for an Accuracy metric of 3/4 at epoch 2, batch 4
+    records = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+
+    root = logging.getLogger()
+    root.addHandler(Keep())
+    root.setLevel(logging.INFO)
+    acc = mx.metric.Accuracy()
+    acc.update([mx.nd.array([0, 1, 1, 0])], [mx.nd.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4], [0.7, 0.3]])])
+    param = mx.model.BatchEndParam(epoch=2, nbatch=4, eval_metric=acc, locals=None)
+    mx.callback.log_train_metric(2)(param)
+    mx.callback.LogValidationMetricsCallback()(param)
+    mx.callback.ProgressBar(total=10, length=20)(param)
+    out["callback/log"] = json.dumps(records)
+    # do_checkpoint's .params file for two arg and one aux arrays (epoch index 1 -> prefix-0002.params)
+    arg = {"w": mx.nd.array(np.arange(6, dtype=np.float32).reshape(2, 3)), "b": mx.nd.array([1.5, -2.0])}
+    aux = {"mean": mx.nd.array([0.25])}
+    mx.callback.do_checkpoint(os.path.join(OUT, "ckpt"), period=2)(1, None, arg, aux)
+    save("metric.npz", out)
+
+
+SECTIONS = {
+    "metric": section_metric,
+    "io": section_io,
+    "image": section_image,
+    "kv": section_kv,
+    "operator": section_operator,
+}
 
 
 def main(argv):
