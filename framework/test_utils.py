@@ -24,13 +24,34 @@ import jax.numpy as jnp
 import numpy as onp
 
 from . import device as _device
+from ._test_helpers import *  # noqa: F403
+from ._test_helpers import __all__ as _helpers_all
+from .device import Context, current_context
+from .util import getenv, setenv, use_np
 
 __all__ = [
     "assert_almost_equal", "almost_equal", "same", "default_rtols", "default_atols", "get_tolerance",
     "get_tols", "get_rtol", "get_atol", "rand_shape_nd", "rand_shape_2d", "rand_shape_3d", "rand_ndarray",
     "default_context", "default_device", "set_default_context", "set_default_device",
-    "check_numeric_gradient", "assert_exception", "assert_allclose",
+    "check_numeric_gradient", "assert_exception", "assert_allclose", "Context", "current_context", "array",
+    "getenv", "setenv", "use_np", "get_cuda_compute_capability", *_helpers_all,
 ]
+
+
+def array(source_array: Any, ctx: Any = None, dtype: Any = None) -> jax.Array:
+    """``mx.nd.array``: an array (float32 unless ``source_array`` is an array with its own dtype)."""
+    from . import nd
+
+    return nd.array(source_array, ctx=ctx, dtype=dtype)
+
+
+def get_cuda_compute_capability(ctx: Any) -> int:
+    """The compute capability of a GPU device as an integer (8.0 -> 80)."""
+    dev = _device.as_device(ctx)
+    if dev.platform != "gpu":
+        raise ValueError(f"get_cuda_compute_capability: expecting a gpu device, got {dev}")
+    major, _, minor = str(getattr(dev, "compute_capability", "0.0")).partition(".")
+    return int(major) * 10 + int(minor or 0)
 
 _RTOL = {"float16": 1e-2, "bfloat16": 1e-2, "float32": 1e-4, "float64": 1e-5}
 _ATOL = {"float16": 1e-1, "bfloat16": 1e-1, "float32": 1e-3, "float64": 1e-20}

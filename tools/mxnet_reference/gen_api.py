@@ -518,7 +518,42 @@ def section_metric():
     save("metric.npz", out)
 
 
+def section_test_utils():
+    import mxnet as mx
+
+    tu = mx.test_utils
+    out = {}
+
+    def seeded(name, fn, seed=3):
+        np.random.seed(seed)
+        out[f"tu/{name}"] = np.asarray(fn())
+
+    seeded("random_arrays", lambda: np.concatenate([a.ravel() for a in tu.random_arrays((2, 3), (4,), ())]))
+    seeded("random_uniform_arrays", lambda: tu.random_uniform_arrays((2, 2), low=-1, high=2)[0])
+    seeded("random_sample", lambda: tu.random_sample(list(range(10)), 4))
+    seeded("rand_coord_2d", lambda: tu.rand_coord_2d(0, 10, 5, 50))
+    seeded("eig_2d", lambda: tu.new_matrix_with_real_eigvals_2d(3))
+    seeded("eig_nd", lambda: tu.new_matrix_with_real_eigvals_nd((2, 3, 3)))
+    seeded("orthonormal", lambda: tu.new_orthonormal_matrix_2d(3))
+    seeded("sym_nd", lambda: tu.new_sym_matrix_with_real_eigvals_nd((2, 3, 3)))
+    x = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
+    out["tu/assign_each"] = tu.assign_each(x, lambda v: v * 2 + 1)
+    out["tu/assign_each2"] = tu.assign_each2(x, x + 1, lambda a, b: a * b)
+    out["tu/np_reduce"] = tu.np_reduce(x, (0, 2), True, np.max)
+    out["tu/collapse_sum_like"] = tu.collapse_sum_like(x, (3, 1))
+    out["tu/create_2d_tensor"] = tu.create_2d_tensor(3, 4).asnumpy()
+    out["tu/create_vector"] = tu.create_vector(5).asnumpy()
+    out["tu/identity_batch"] = tu.get_identity_mat_batch(3).asnumpy()
+    buckets, probs = tu.gen_buckets_probs_with_ppf(lambda q: q * q, 4)
+    out["tu/buckets"], out["tu/probs"] = np.array(buckets), np.array(probs)
+    out["tu/numeric_eps"] = np.array(
+        [v for _, v in sorted((str(k), v) for k, v in tu.default_numeric_eps().items())]
+    )
+    save("test_utils.npz", out)
+
+
 SECTIONS = {
+    "test_utils": section_test_utils,
     "metric": section_metric,
     "io": section_io,
     "image": section_image,
