@@ -16,6 +16,7 @@ from ..device import cpu, cpu_pinned, current_context, current_device, device_sc
 from ..np import random
 from ..np.dispatch import recordable
 from ..serialization import load, save, savez
+from .interop import from_dlpack, from_numpy, to_dlpack_for_read
 from .methods import (
     NDArray,
     as_in_context,
@@ -38,7 +39,7 @@ __all__ = [
     "cpu", "cpu_pinned", "gpu", "num_gpus", "current_context", "current_device", "device_scope",
     "random", "save", "load", "savez",
     "asnumpy", "asscalar", "item", "wait_to_read", "copyto", "copy_into", "as_in_context", "context_of",
-    "device_type", "device_id", "setitem", "NDArray",
+    "device_type", "device_id", "setitem", "NDArray", "from_numpy", "from_dlpack", "to_dlpack_for_read",
     *_ops_all,
 ]
 
