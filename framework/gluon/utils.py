@@ -18,9 +18,11 @@ import jax.numpy as jnp
 import numpy as onp
 
 from .. import device as _device
+from ..util import is_np_array, is_np_shape
 from .hooks import HookHandle
 
-__all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "check_finite", "HookHandle"]
+__all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "check_finite", "HookHandle",
+           "replace_file", "shape_is_known", "is_np_array", "is_np_shape"]
 
 
 def _sections(size: int, num_slice: int, batch_axis: int, shape: tuple, even_split: bool) -> list[int]:
@@ -153,3 +155,23 @@ def check_sha1(filename: str, sha1_hash: str) -> bool:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             sha1.update(chunk)
     return sha1.hexdigest() == sha1_hash
+
+
+def replace_file(src: str, dst: str) -> None:
+    """Move ``src`` onto ``dst`` atomically (``os.replace``), as MXNet's helper does."""
+    import os
+
+    os.replace(src, dst)
+
+
+def shape_is_known(shape: Any) -> bool:
+    """Whether every dimension of ``shape`` is known (MXNet marks unknown ones with -1, or 0 outside
+    NumPy mode; this framework is always in NumPy mode)."""
+    if shape is None:
+        return False
+    for dim in shape:
+        if dim == -1:
+            return False
+        if dim < -1:
+            raise ValueError(f"shape_is_known: invalid dimension {dim} in {tuple(shape)}")
+    return True

@@ -14,6 +14,7 @@ the augmenters (``CreateAugmenter``, ``*Aug``), ``ImageIter``, and detection's a
 
 from __future__ import annotations
 
+from ..util import is_np_array as is_np_array
 from . import detection, image
 from .augmenters import (
     Augmenter,

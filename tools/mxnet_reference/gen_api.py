@@ -552,7 +552,45 @@ def section_test_utils():
     save("test_utils.npz", out)
 
 
+def section_misc():
+    import random
+
+    import mxnet as mx
+
+    out = {}
+    # SDMLLoss of seeded (5, 4) embeddings (RandomState(8)), smoothing 0.3 and 0.1, and its gradient
+    rs = np.random.RandomState(8)
+    x1, x2 = rs.normal(size=(5, 4)).astype(np.float32), rs.normal(size=(5, 4)).astype(np.float32)
+    out["sdml/x1"], out["sdml/x2"] = x1, x2
+    for s in (0.3, 0.1):
+        a = mx.nd.array(x1)
+        a.attach_grad()
+        with mx.autograd.record():
+            loss = mx.gluon.loss.SDMLLoss(smoothing_parameter=s)(a, mx.nd.array(x2))
+        loss.backward()
+        out[f"sdml/{s}"], out[f"sdml/{s}/grad"] = loss.asnumpy(), a.grad.asnumpy()
+    # transforms on a float32 CHW image (images()[2] / 255): Rotate(35), RandomRotation((-40, 40)) with
+    # numpy.random.seed(2), RandomApply(Rotate(90), p=0.5) over four calls after random.seed(2)
+    T = mx.gluon.data.vision.transforms
+    chw = mx.nd.array(images()[2].transpose(2, 0, 1).astype(np.float32) / 255)
+    out["tf/rotate"] = T.Rotate(35)(chw).asnumpy()
+    out["tf/rotate_zoom"] = T.Rotate(-20, zoom_in=True)(chw).asnumpy()
+    np.random.seed(2)
+    out["tf/random_rotation"] = np.stack(
+        [T.RandomRotation((-40, 40), rotate_with_proba=0.7)(chw).asnumpy() for _ in range(4)]
+    )
+    random.seed(2)
+    apply = T.RandomApply(T.Rotate(90), p=0.5)
+    out["tf/random_apply"] = np.stack([apply(chw).asnumpy() for _ in range(4)])
+    with mx.util.np_shape(True):  # framework is always in NumPy shape mode: -1 marks an unknown size
+        out["utils/shape_is_known"] = np.array(
+            [mx.gluon.utils.shape_is_known(s) for s in [(2, 3), (2, -1), ()]]
+        )
+    save("misc.npz", out)
+
+
 SECTIONS = {
+    "misc": section_misc,
     "test_utils": section_test_utils,
     "metric": section_metric,
     "io": section_io,

@@ -26,11 +26,16 @@ from typing import Any
 
 import numpy as onp
 
+from ...util import is_np_array as is_np_array  # MXNet's imports
+from ...util import is_np_shape as is_np_shape
+from ...util import set_np as set_np
 from ._batching import make_batch
 from ._rng import draw_seed
 from ._workers import ProcessPool, ThreadPool, UnpicklableDatasetError, pickle_for_workers
 from .batchify import default_batchify_fn
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+
+default_mp_batchify_fn = default_batchify_fn  # MXNet's worker-side batchify; workers send NumPy here
 
 __all__ = ["DataLoader"]
 
