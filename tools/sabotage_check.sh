@@ -36,5 +36,6 @@ owed_replaced_unsettled|framework/autograd/owed.py|/^def owe/,/slot\[0\] = recor
 owed_wrong_step|framework/gluon/_fused_step.py|s/        grads = _tape.backward_program(key, use_hg, ())(\*args)\[2\]/        grads = [g * 0.5 for g in _tape.backward_program(key, use_hg, ())(*args)[2]]/|tests/autograd/test_owed.py::test_gradients_nobody_reads_are_never_computed_and_a_read_gets_the_steps_own
 head_sum_any_dtype|framework/autograd/tape.py|s/        if head is not None and head.aval.dtype == jnp.float32:/        if head is not None:/|tests/autograd/test_record.py::test_sum_after_backward_is_the_backwards_total
 record_template_blind|framework/gluon/block.py|s/        if last is not None and last\[0\] is cache and last\[1\] is training and last\[2\] == dev \\/        if last is not None and last[0] is cache and (True or last[1] is training) and last[2] == dev \\/|tests/gluon/test_block.py::test_recording_again_follows_changed_shapes_mode_and_parameter_types
+syncbn_local_stats|framework/gluon/contrib/nn/sync_batch_norm.py|s/        return lax.axis_size(name)/        return None/|tests/gluon/contrib/test_contrib_nn.py::test_sync_batchnorm_across_devices_equals_batchnorm_on_the_whole_batch
 CASES
 exit $status
