@@ -80,3 +80,27 @@ class StrictKwargs:
         if kwargs:
             check_kwargs(cls.__name__, kwargs, init_arguments(cls))
         return super().__new__(cls)
+
+
+# ---------------------------------------------------------------- MXNet 1.x's module-level names
+# What libraries written for MXNet 1.x import from ``mxnet.base``: the API version framework implements
+# (``mx.__version__`` in ported code reads it; ``framework.__version__`` is the project's own release),
+# and the type tuples they test arguments with. Arrays are not numbers here either.
+import numpy as _onp  # noqa: E402
+
+__version__ = "1.9.1"
+numeric_types: tuple[type, ...] = (float, int, _onp.generic)
+integer_types: tuple[type, ...] = (int, _onp.int32, _onp.int64)
+string_types: tuple[type, ...] = (str,)
+
+
+def py_str(x: bytes | str) -> str:
+    """``bytes`` -> ``str`` (UTF-8); a ``str`` is returned as it is.
+
+    >>> py_str(b"relu"), py_str("relu")
+    ('relu', 'relu')
+    """
+    return x.decode("utf-8") if isinstance(x, bytes) else x
+
+
+__all__ += ["numeric_types", "integer_types", "string_types", "py_str"]

@@ -7,10 +7,12 @@ from .isinstance_rule import IsinstanceRule
 from .methods import MethodsRule
 from .setitem import SetitemRule
 from .unported import UnportedScan
+from .version import VersionRule
 
 __all__ = ["ORDER", "AttachGradRule", "ContextRule", "ImportsRule", "IsinstanceRule", "MethodsRule",
-           "SetitemRule", "UnportedScan"]
+           "SetitemRule", "UnportedScan", "VersionRule"]
 
 # UnportedScan reads the untouched source (true line numbers); AttachGradRule is last because it is the
 # only rule that adds lines.
-ORDER = (UnportedScan, ImportsRule, IsinstanceRule, ContextRule, MethodsRule, SetitemRule, AttachGradRule)
+ORDER = (UnportedScan, VersionRule, ImportsRule, IsinstanceRule, ContextRule, MethodsRule, SetitemRule,
+         AttachGradRule)
