@@ -133,6 +133,22 @@ def test_download_tries_each_mirror_and_verifies(tiny_fashion, http_root, monkey
     assert len(vision.FashionMNIST(root=dest)) == 6
 
 
+def test_fetch_downloads_from_mxnet_gluon_repo_first(tiny_fashion, http_root, monkeypatch, capsys):
+    """The same code as the dataset classes: MXNet's repository layout, then the mirrors."""
+    src, _ = tiny_fashion
+    www, base = http_root
+    repo = www / "repo" / "gluon" / "dataset" / "fashion-mnist"
+    repo.mkdir(parents=True)
+    for f in src.iterdir():
+        (repo / f.name).write_bytes(f.read_bytes())
+    monkeypatch.setenv("MXNET_GLUON_REPO", base + "repo")
+    monkeypatch.setitem(catalogue.CATALOGUE["fashion-mnist"], "urls", [base + "never/"])
+    assert cli.main(["fetch", "fashion-mnist"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("from " + base + "repo/gluon/dataset/fashion-mnist/") == 4 and "never/" not in out
+    assert len(vision.FashionMNIST(train=True)) == 6
+
+
 def test_download_without_network_says_how_to_copy(tiny_fashion, monkeypatch, capsys):
     monkeypatch.setitem(catalogue.CATALOGUE["fashion-mnist"], "urls", ["http://127.0.0.1:9/"])
     monkeypatch.setattr(_download, "TIMEOUT", 2.0)

@@ -119,11 +119,19 @@ class _Downloader:
                 return fetch_url(url, final, sha1_hash=mxnet_sha1 if from_repo else None, check=check,
                                  quiet=True)
             except DownloadError as err:
-                tried.append(f"{url}: " + "; ".join(err.failures))
+                tried.append(f"{url}: {_grouped(err.failures)}")
                 if not err.reached:
                     self.unreachable[server] = err.failures[-1].split(": ", 1)[-1]
         raise FetchError(f"could not download {download_name}; tried:\n" +
                          "\n".join(f"    - {t}" for t in tried))
+
+
+def _grouped(failures: tuple[str, ...]) -> str:
+    """``attempt 1: X; attempt 2: X`` -> ``attempts 1-2: X``."""
+    texts = [f.split(": ", 1)[-1] for f in failures]
+    if len(texts) > 1 and len(set(texts)) == 1:
+        return f"attempts 1-{len(texts)}: {texts[0]}"
+    return "; ".join(failures)
 
 
 def _problem(name: str, filename: str) -> Callable[[Path], str | None]:
@@ -131,9 +139,17 @@ def _problem(name: str, filename: str) -> Callable[[Path], str | None]:
 
     def check(tmp: Path) -> str | None:
         result = check_file(name, filename, tmp)
-        return None if result.ok else result.detail.replace(os.fspath(tmp), "the downloaded file")
+        if result.ok:
+            return None
+        detail = result.detail.replace(os.fspath(tmp), "the downloaded file")
+        for advice in _READER_ADVICE:  # advice about files on disk, not about a download
+            detail = detail.split(advice)[0]
+        return detail.rstrip(" .") + " (not the catalogued file)"
 
     return check
+
+
+_READER_ADVICE = (" Pass verify=False", " Delete it and fetch", " (or pass verify=False", " Is it the file")
 
 
 def _copy(name: str, filename: str, src: Path, dest_dir: Path, log: Log) -> Path:

@@ -82,8 +82,8 @@ def _not_found(who: str, name: str, wanted: list[str], looked: list[str]) -> Dat
     if entry.get("debian"):
         fixes.append(f"apt-get install {entry['debian']['package']}   "
                      "(Debian/Ubuntu, also offline with a mirror)")
-    fixes += ["with network: unset FRAMEWORK_OFFLINE, or point MXNET_GLUON_REPO at a reachable mirror of "
-              "MXNet's repository (files under gluon/dataset/" + entry.get("mxnet_namespace", name) + "/)",
+    fixes += ["point MXNET_GLUON_REPO at a reachable mirror of MXNet's repository (files under gluon/"
+              f"dataset/{entry.get('mxnet_namespace', name)}/), and unset FRAMEWORK_OFFLINE if set",
               f"python -m datasets fetch {name}   (run from the framework repository; needs network)",
               f"python -m datasets fetch {name} --from DIR   (copies and verifies files you already have)",
               f"pass root=DIR, or set FRAMEWORK_HOME so that $FRAMEWORK_HOME/datasets/"
