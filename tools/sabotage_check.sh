@@ -37,5 +37,12 @@ owed_wrong_step|framework/gluon/_fused_step.py|s/        grads = _tape.backward_
 head_sum_any_dtype|framework/autograd/tape.py|s/        if head is not None and head.aval.dtype == jnp.float32:/        if head is not None:/|tests/autograd/test_record.py::test_sum_after_backward_is_the_backwards_total
 record_template_blind|framework/gluon/block.py|s/        if last is not None and last\[0\] is cache and last\[1\] is training and last\[2\] == dev \\/        if last is not None and last[0] is cache and (True or last[1] is training) and last[2] == dev \\/|tests/gluon/test_block.py::test_recording_again_follows_changed_shapes_mode_and_parameter_types
 syncbn_local_stats|framework/gluon/contrib/nn/sync_batch_norm.py|s/        return lax.axis_size(name)/        return None/|tests/gluon/contrib/test_contrib_nn.py::test_sync_batchnorm_across_devices_equals_batchnorm_on_the_whole_batch
+download_leaves_part|framework/gluon/_download.py|s/        part.unlink(missing_ok=True)/        pass/|tests/gluon/test_download.py::test_http_500_is_retried_then_names_the_url_and_the_fix
+download_one_attempt|framework/gluon/_download.py|s/    attempts = max(1, retries)/    attempts = 1/|tests/gluon/test_download.py::test_http_500_is_retried_then_names_the_url_and_the_fix
+download_no_resume|framework/gluon/_download.py|s/        request.add_header("Range", f"bytes={have}-")/        pass/|tests/gluon/test_download.py::test_a_cut_body_resumes_from_where_it_stopped
+download_no_length_check|framework/gluon/_download.py|s/    if total is not None and got != total:/    if False:/|tests/gluon/test_download.py::test_a_body_always_cut_short_fails_and_leaves_nothing
+fetch_unverified|framework/gluon/_download.py|s/                    problem = check(part)/                    problem = None/|tests/gluon/data/vision/test_data_vision_download.py::test_failures_name_the_url_and_the_fix_and_leave_nothing
+fetch_wrong_layout|framework/gluon/data/vision/_fetch.py|s/f"gluon\/dataset\/{entry/f"gluon\/{entry/|tests/gluon/data/vision/test_data_vision_download.py::test_mnist_downloads_its_split_from_the_repository_verifies_and_loads
+fetch_ignores_offline|framework/gluon/_download.py|s/    return os.environ.get("FRAMEWORK_OFFLINE", "").strip() in ("", "0")/    return True/|tests/gluon/data/vision/test_data_vision_download.py::test_offline_means_no_download
 CASES
 exit $status
