@@ -36,5 +36,9 @@ owed_replaced_unsettled|framework/autograd/owed.py|/^def owe/,/slot\[0\] = recor
 owed_wrong_step|framework/gluon/_fused_step.py|s/        grads = _tape.backward_program(key, use_hg, ())(\*args)\[2\]/        grads = [g * 0.5 for g in _tape.backward_program(key, use_hg, ())(*args)[2]]/|tests/autograd/test_owed.py::test_gradients_nobody_reads_are_never_computed_and_a_read_gets_the_steps_own
 head_sum_any_dtype|framework/autograd/tape.py|s/        if head is not None and head.aval.dtype == jnp.float32:/        if head is not None:/|tests/autograd/test_record.py::test_sum_after_backward_is_the_backwards_total
 record_template_blind|framework/gluon/block.py|s/        if last is not None and last\[0\] is cache and last\[1\] is training and last\[2\] == dev \\/        if last is not None and last[0] is cache and (True or last[1] is training) and last[2] == dev \\/|tests/gluon/test_block.py::test_recording_again_follows_changed_shapes_mode_and_parameter_types
+port_import_paths|framework/port/rules/_base.py|s/^        return False$/        return True/|tests/port/test_import_paths.py
+port_write_in_place|framework/port/_write.py|s/^            temps.append((_temp_for(path, text), path))/            open(path, "w").write(text); _point()/|tests/port/test_write_atomic.py::test_sigkill_at_random_points_leaves_every_file_original_or_fully_ported
+reader_follows_devices|framework/_files.py|s/^    if not stat.S_ISREG(st.st_mode):/    if False:/|tests/test_files_hostile.py
+states_no_digest|framework/gluon/_trainer_states.py|s/^    elif meta.get("sha256") != _digest(meta, arrays):/    elif False:/|tests/gluon/test_trainer_states_digest.py
 CASES
 exit $status
