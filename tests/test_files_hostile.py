@@ -80,8 +80,9 @@ def report(tmp_path_factory):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-READERS = ["nd.load", "serialization.load_numpy", "Block.load_parameters", "symbol.load", "SymbolBlock.imports",
-           "MXRecordIO", "MXIndexedRecordIO(idx)", "IDX dataset file", "image.imread", "ImageRecordDataset",
+READERS = ["nd.load", "serialization.load_numpy", "Block.load_parameters", "symbol.load",
+           "SymbolBlock.imports", "MXRecordIO", "MXIndexedRecordIO(idx)", "IDX dataset file", "image.imread",
+           "ImageRecordDataset",
            "Trainer.load_states", "train checkpoint.load"]
 
 

@@ -35,8 +35,8 @@ _KILL_DRIVER = textwrap.dedent(r'''
     from framework.port.__main__ import main
     base = sys.argv[1]
     rng = random.Random(int(sys.argv[2]))
-    heads = {f"m{i:02d}.py": "import mxnet as mx\nx%d = mx.nd.ones(%d)\nprint(x%d.asnumpy())\n" % (i, i + 1, i)
-             for i in range(50)}
+    heads = {f"m{i:02d}.py": "import mxnet as mx\nx%d = mx.nd.ones(%d)\nprint(x%d.asnumpy())\n"
+             % (i, i + 1, i) for i in range(50)}
     pads = {k: "# pad\n" * rng.randint(0, 2000) for k in heads}  # comments: ported as they are
     sources = {k: heads[k] + pads[k] for k in heads}
     ported = {k: port_source(heads[k]) + pads[k] for k in heads}
@@ -125,7 +125,8 @@ _FULL_DISK = textwrap.dedent(r'''
     os.makedirs(tree)
     sources = {}
     for i in range(20):
-        sources[f"m{i:02d}.py"] = "import mxnet as mx\nx = mx.nd.ones(2)\nprint(x.asnumpy())\n" + "#" * 3000 + "\n"
+        sources[f"m{i:02d}.py"] = ("import mxnet as mx\nx = mx.nd.ones(2)\nprint(x.asnumpy())\n"
+                                   + "#" * 3000 + "\n")
         with open(os.path.join(tree, f"m{i:02d}.py"), "w") as f:
             f.write(sources[f"m{i:02d}.py"])
     # fill the file system, leaving room for a few of the ported files only

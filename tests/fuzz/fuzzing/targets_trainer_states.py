@@ -4,8 +4,8 @@ Valid files are written by ``save_states`` of an SGD-with-momentum and an Adam t
 network, with random state values and counters. A structured mutation changes one metadata value or
 one state array (another shape, dtype or name) and writes the file again with the library's own
 writer (with its digest made consistent in most cases, so the checks behind the digest are reached).
-A state array of NaN/Inf must be refused. The documented error is ``ValueError`` naming the file (``ParamsFormatError`` is one); a
-rejected file must leave the trainer's state as it was.
+A state array of NaN/Inf must be refused. The documented error is ``ValueError`` naming the file
+(``ParamsFormatError`` is one); a rejected file must leave the trainer's state as it was.
 
 >>> import random
 >>> TARGET.generate(random.Random(0)).label.startswith("states ")
