@@ -274,6 +274,10 @@ class MXIndexedRecordIO(MXRecordIO):
 # ---------------------------------------------------------------------- headers
 def pack(header: IRHeader, s: bytes) -> bytes:
     """Header + payload as one record; an array label sets ``flag`` to its length (multi-label)."""
+    if not isinstance(s, (bytes, bytearray, memoryview)):
+        hint = " (encode text first: s.encode('utf-8'))" if isinstance(s, str) else ""
+        raise TypeError(f"recordio.pack: the payload s must be bytes; got {type(s).__name__}{hint}. For an "
+                        "image use recordio.pack_img.")
     header = IRHeader(*header)
     if isinstance(header.label, numbers.Number):
         head = struct.pack(_IR_FORMAT, 0, float(header.label), int(header.id), int(header.id2))
