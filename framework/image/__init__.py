@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as onp
 
+from .._files import read_bytes
 from ._codec import decode as _decode
 
 __all__ = ["imdecode", "imread", "imresize", "resize_short", "center_crop", "fixed_crop", "scale_down",
@@ -39,8 +40,7 @@ def imdecode(buf: bytes | Any, flag: int = 1, to_rgb: bool = True, out: Any = No
 
 def imread(filename: str | os.PathLike, flag: int = 1, to_rgb: bool = True) -> onp.ndarray:
     """Read and decode an image file (see :func:`imdecode`)."""
-    with open(os.fspath(filename), "rb") as f:
-        return imdecode(f.read(), flag, to_rgb)
+    return imdecode(read_bytes(filename, what="image file"), flag, to_rgb)
 
 
 def _interp(interp: int, sizes: tuple[int, int, int, int] | None) -> int:
