@@ -48,5 +48,6 @@ port_import_paths|framework/port/rules/_base.py|s/^        return False$/       
 port_write_in_place|framework/port/_write.py|s/^            temps.append((_temp_for(path, text), path))/            open(path, "w").write(text); _point()/|tests/port/test_write_atomic.py::test_sigkill_at_random_points_leaves_every_file_original_or_fully_ported
 reader_follows_devices|framework/_files.py|s/^    if not stat.S_ISREG(st.st_mode):/    if False:/|tests/test_files_hostile.py
 states_no_digest|framework/gluon/_trainer_states.py|s/^    elif meta.get("sha256") != _digest(meta, arrays):/    elif False:/|tests/gluon/test_trainer_states_digest.py
+early_stop_patience|framework/gluon/contrib/estimator/event_handler.py|s/if self.wait >= self.patience:/if self.wait > self.patience:/|tests/gluon/contrib/test_estimator.py::test_early_stopping_and_checkpoints_match_mxnet
 CASES
 exit $status

@@ -12,11 +12,21 @@ Writes to ``tests/reference/contrib/``:
   PixelShuffle1D/2D/3D (output and input gradient), SparseEmbedding (output, dense gradient);
   parameter names both as 1.x prefixes and as ``save_parameters`` writes them.
 
+- ``estimator.npz``: ``contrib.estimator`` runs on synthetic 3-class data (seeded; a tanh MLP with
+  seeded weights, SGD, batches of 16 in order) -- ``early``: hybridized, validation each epoch,
+  CheckpointHandler(save_best on the validation loss, mode 'min', max_checkpoints 3) and
+  EarlyStoppingHandler(validation loss, mode 'min', patience 2) for up to 40 epochs; ``batches``: 7
+  batches, LoggingHandler(log_interval=2), CheckpointHandler(batch_period=3, epoch_period=None,
+  max_checkpoints=2), not hybridized; ``resume``: 3 epochs with checkpoints, then a fresh net resumed
+  from them for ``epochs=5``. For each: the files written, the metrics after each epoch, the log
+  lines, the final parameters, and the early stopping epoch.
+
 Each section is documented at its function. ``tests/gluon/contrib/`` builds the same networks.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from pathlib import Path
@@ -142,7 +152,106 @@ def gen_nn() -> None:
     np.savez(OUT / "nn.npz", **out)
 
 
-SECTIONS = {"nn": gen_nn}
+def est_data():
+    """Synthetic 3-class data: 64 training and 32 validation samples of 6 features."""
+    rs = np.random.RandomState(10)
+    x = rs.normal(0, 1, (96, 6)).astype(np.float32)
+    w = rs.normal(0, 1, (6, 3))
+    y = np.argmax(x @ w + rs.normal(0, 1.0, (96, 3)), axis=1).astype(np.float32)
+    return x, y
+
+
+def est_run(model_dir, mode, hybridize):
+    """One Estimator run of the scenario ``mode``; returns what the reference keeps."""
+    from mxnet.gluon.contrib import estimator as E
+
+    x, y = est_data()
+    train = gluon.data.DataLoader(gluon.data.ArrayDataset(x[:64], y[:64]), batch_size=16)
+    val = gluon.data.DataLoader(gluon.data.ArrayDataset(x[64:], y[64:]), batch_size=16)
+    net = nn.HybridSequential()
+    net.add(nn.Dense(16, activation="tanh"), nn.Dense(3))
+    net.initialize()
+    net(mx.nd.array(x[:2]))
+    fill(net, 11)
+    if hybridize:
+        net.hybridize()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.5})
+    est = E.Estimator(net, gluon.loss.SoftmaxCrossEntropyLoss(), trainer=trainer)
+    lines = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            lines.append(record.getMessage())
+
+    est.logger.handlers[:] = [Collect()]
+    history = []
+
+    class Record(E.EpochEnd):
+        def epoch_end(self, estimator, *args, **kwargs):
+            history.append([m.get()[1] for m in estimator.train_metrics + estimator.val_metrics])
+            return False
+
+    stopped = -1
+    if mode == "early":
+        val_loss = est.val_metrics[1]
+        early = E.EarlyStoppingHandler(monitor=val_loss, mode="min", patience=2)
+        ckpt = E.CheckpointHandler(model_dir, monitor=val_loss, save_best=True, mode="min", max_checkpoints=3)
+        est.fit(train, val, epochs=40, event_handlers=[Record(), early, ckpt])
+        stopped = early.stopped_epoch
+    elif mode == "batches":
+        ckpt = E.CheckpointHandler(model_dir, epoch_period=None, batch_period=3, max_checkpoints=2)
+        logger = E.LoggingHandler(log_interval=2, metrics=est.train_metrics)
+        est.fit(train, batches=7, event_handlers=[Record(), ckpt, logger])
+    else:  # resume: 3 epochs, then a fresh net resumes for epochs=5
+        est.fit(train, val, epochs=3, event_handlers=[Record(), E.CheckpointHandler(model_dir)])
+        return None
+    params = {f"param:{k}": p.data().asnumpy() for k, p in net._collect_params_with_prefix().items()}
+    return {"files": np.array(sorted(os.listdir(model_dir))), "history": np.array(history),
+            "log": np.array(lines), "stopped": np.array(stopped), **params}
+
+
+def est_resume(model_dir):
+    """The second half of ``resume``: a fresh net resumed from ``model_dir`` for ``epochs=5``."""
+    from mxnet.gluon.contrib import estimator as E
+
+    x, y = est_data()
+    train = gluon.data.DataLoader(gluon.data.ArrayDataset(x[:64], y[:64]), batch_size=16)
+    net = nn.HybridSequential()
+    net.add(nn.Dense(16, activation="tanh"), nn.Dense(3))
+    net.initialize()
+    net(mx.nd.array(x[:2]))
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.5})
+    est = E.Estimator(net, gluon.loss.SoftmaxCrossEntropyLoss(), trainer=trainer)
+    lines = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            lines.append(record.getMessage())
+
+    est.logger.handlers[:] = [Collect()]
+    est.fit(train, epochs=5, event_handlers=[E.CheckpointHandler(model_dir, resume_from_checkpoint=True)])
+    params = {f"param:{k}": p.data().asnumpy() for k, p in net._collect_params_with_prefix().items()}
+    return {"files": np.array(sorted(os.listdir(model_dir))), "log": np.array(lines),
+            "max_epoch": np.array(est.max_epoch), **params}
+
+
+def gen_estimator() -> None:
+    """``estimator.npz``: keys ``<scenario>:files|history|log|stopped|param:<name>``."""
+    import tempfile
+
+    x, y = est_data()
+    out = {"x": x, "y": y}
+    for mode, hybridize in (("early", True), ("batches", False)):
+        with tempfile.TemporaryDirectory() as d:
+            out.update({f"{mode}:{k}": v for k, v in est_run(d, mode, hybridize).items()})
+    with tempfile.TemporaryDirectory() as d:
+        est_run(d, "resume", False)
+        out["resume:files_before"] = np.array(sorted(os.listdir(d)))
+        out.update({f"resume:{k}": v for k, v in est_resume(d).items()})
+    np.savez(OUT / "estimator.npz", **out)
+
+
+SECTIONS = {"nn": gen_nn, "estimator": gen_estimator}
 
 
 def main(argv: list[str]) -> None:
