@@ -26,6 +26,7 @@ import jax.numpy as jnp
 import numpy as onp
 
 from .. import device as _device
+from ..device import AbsentDevice, as_device
 from ..autograd import tape
 from ..autograd.tape import Recorded
 from ..autograd.variable import Variable
@@ -96,7 +97,7 @@ def wait_to_read(x: Any) -> None:
 
 
 def _is_device(target: Any) -> bool:
-    return isinstance(target, jax.Device)
+    return isinstance(target, (jax.Device, AbsentDevice))
 
 
 def copyto(x: Any, target: Any) -> Any:
@@ -110,7 +111,7 @@ def copyto(x: Any, target: Any) -> Any:
     (True, [1.0, 1.0, 1.0])
     """
     if _is_device(target):
-        return jax.device_put(_value(x), target)
+        return jax.device_put(_value(x), as_device(target))
     if isinstance(target, Variable):
         target[...] = x
         return target
@@ -156,7 +157,7 @@ def as_in_context(x: Any, ctx: Any) -> Any:
             return x
     except ValueError:
         pass
-    return jax.device_put(_value(x), ctx)
+    return jax.device_put(_value(x), as_device(ctx))
 
 
 def context_of(x: Any) -> jax.Device:
