@@ -26,10 +26,10 @@ import jax.numpy as jnp
 import numpy as onp
 
 from .. import device as _device
-from ..device import AbsentDevice, as_device
 from ..autograd import tape
 from ..autograd.tape import Recorded
 from ..autograd.variable import Variable
+from ..device import AbsentDevice, as_device
 
 __all__ = [
     "asnumpy", "asscalar", "item", "wait_to_read", "copyto", "copy_into", "as_in_context", "context_of",

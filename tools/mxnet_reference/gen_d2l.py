@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import mxnet as mx
-from mxnet import autograd, gluon, init, np, npx
+from mxnet import gluon, np, npx
 
 npx.set_np()
 OUT = Path(__file__).resolve().parents[2] / "tests" / "reference" / "d2l"
