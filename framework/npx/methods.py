@@ -30,6 +30,7 @@ from ..autograd import tape
 from ..autograd.tape import Recorded
 from ..autograd.variable import Variable
 from ..device import AbsentDevice, as_device
+from ..np._indexing import is_framework_array, normalize_index
 
 __all__ = [
     "asnumpy", "asscalar", "item", "wait_to_read", "copyto", "copy_into", "as_in_context", "context_of",
@@ -197,7 +198,8 @@ def device_id(ctx: Any) -> int:
 def setitem(x: Any, index: Any, value: Any) -> Any:
     """``x[index] = value``: a Variable (or NumPy array, list, dict) is changed in place and returned;
     a ``jax.Array`` cannot change, so the updated copy is returned (the porter writes
-    ``x = npx.setitem(x, index, value)``). The value is cast to ``x``'s dtype, as MXNet does.
+    ``x = npx.setitem(x, index, value)``). The value is cast to ``x``'s dtype, as MXNet does, and so is
+    the index of an array: float index arrays are cast to integers, ranges and lists made index arrays.
 
     >>> from framework import np, npx
     >>> x = np.zeros((2, 2))
@@ -205,6 +207,8 @@ def setitem(x: Any, index: Any, value: Any) -> Any:
     >>> x.tolist()
     [[0.0, 0.0], [0.0, 7.0]]
     """
+    if is_framework_array(x):
+        index = normalize_index(index)
     if isinstance(x, Variable):
         x[index] = value
         return x

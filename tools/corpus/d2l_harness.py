@@ -149,6 +149,32 @@ class _D2LHook:
         return spec
 
 
+# ------------------------------------------------------------------------------------------ libraries
+def library_compat() -> list[str]:
+    """Keywords that the library versions d2l pins accepted and newer ones removed as no-ops; dropped
+    where given, the same on both engines. Returns what was installed."""
+    done = []
+    try:
+        import matplotlib.axes
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return done
+    import inspect
+
+    if "use_line_collection" not in inspect.signature(matplotlib.axes.Axes.stem).parameters:
+        axes_stem, plt_stem = matplotlib.axes.Axes.stem, plt.stem
+
+        def stem_axes(self, *args, use_line_collection=True, **kwargs):
+            return axes_stem(self, *args, **kwargs)
+
+        def stem_plt(*args, use_line_collection=True, **kwargs):
+            return plt_stem(*args, **kwargs)
+
+        matplotlib.axes.Axes.stem, plt.stem = stem_axes, stem_plt
+        done.append("matplotlib stem(use_line_collection=) accepted and ignored (a no-op since 3.6)")
+    return done
+
+
 # ------------------------------------------------------------------------------------------ loaders
 def limit_loaders(loader_cls, batches: int) -> None:
     iterate, length = loader_cls.__iter__, loader_cls.__len__
@@ -253,6 +279,8 @@ def classify(e: BaseException) -> str:
                 type(x).__name__ in ("URLError", "HTTPError", "gaierror") or \
                 "network is closed by the d2l runner" in str(x):
             return "network"
+    if "DatasetNotFoundError" in names:  # a gluon data set that MXNet would download
+        return "network"
     if names & {"FileNotFoundError", "DataFileError"}:
         return "data"
     return "framework"
@@ -297,6 +325,7 @@ def main(job_path: str) -> int:
         from mxnet.gluon.data import DataLoader
         sources, notes = [c["source"] for c in cells], []
     limit_loaders(DataLoader, job["batches"])
+    notes += library_compat()
     out.write(json.dumps({"event": "start", "engine": engine, "port_notes": notes,
                           "setup_s": time.perf_counter() - started}) + "\n")
     main_module = type(sys)("__main__")

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import mxnet as mx
-from mxnet import gluon, np, npx
+from mxnet import autograd, gluon, np, npx
 
 npx.set_np()
 OUT = Path(__file__).resolve().parents[2] / "tests" / "reference" / "d2l"
@@ -57,9 +57,46 @@ def device_facts() -> dict:
     }
 
 
+def indexing_facts() -> dict:
+    x = np.arange(10)
+    y_hat = np.array([[0.3, 0.6, 0.1], [0.2, 0.3, 0.5]])
+
+    def set_float():
+        z = np.zeros(5)
+        z[np.array([1.0, 3.9])] = 7
+        return z
+
+    def set_range():
+        z = np.zeros((2, 3))
+        z[range(2), np.array([0.0, 2.0])] = 7
+        return z
+
+    def recorded():
+        w = np.arange(6).reshape(2, 3)
+        w.attach_grad()
+        with autograd.record():
+            loss = w[range(2), np.array([2.0, 0.0])].sum() * 2
+        loss.backward()
+        return w.grad
+
+    return {
+        "range_and_float": fact(lambda: y_hat[range(2), np.array([0.0, 2.0])]),
+        "range": fact(lambda: x[range(3)]),
+        "float_array": fact(lambda: x[np.array([1.0, 2.7, -1.5])]),
+        "float_list": fact(lambda: x[[1.0, 2.7]]),
+        "int_list": fact(lambda: x[[4, 1]]),
+        "float_rows": fact(lambda: y_hat[np.array([1.0, 0.0])]),
+        "float_pair": fact(lambda: y_hat[np.array([1.0]), np.array([2.0])]),
+        "float_0d": fact(lambda: x[np.array(2.7)]),
+        "set_float": fact(set_float),
+        "set_range": fact(set_range),
+        "recorded_grad": fact(recorded),
+    }
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
-    facts = {"mxnet": mx.__version__, "device": device_facts()}
+    facts = {"mxnet": mx.__version__, "device": device_facts(), "indexing": indexing_facts()}
     (OUT / "behaviour.json").write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n")
     print(f"wrote {OUT / 'behaviour.json'}")
     return 0

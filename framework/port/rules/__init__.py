@@ -2,15 +2,17 @@
 
 from .attach_grad import AttachGradRule
 from .context import ContextRule
+from .getitem import GetitemRule
 from .imports import ImportsRule
 from .isinstance_rule import IsinstanceRule
 from .methods import MethodsRule
 from .setitem import SetitemRule
 from .unported import UnportedScan
 
-__all__ = ["ORDER", "AttachGradRule", "ContextRule", "ImportsRule", "IsinstanceRule", "MethodsRule",
-           "SetitemRule", "UnportedScan"]
+__all__ = ["ORDER", "AttachGradRule", "ContextRule", "GetitemRule", "ImportsRule", "IsinstanceRule",
+           "MethodsRule", "SetitemRule", "UnportedScan"]
 
 # UnportedScan reads the untouched source (true line numbers); AttachGradRule is last because it is the
 # only rule that adds lines.
-ORDER = (UnportedScan, ImportsRule, IsinstanceRule, ContextRule, MethodsRule, SetitemRule, AttachGradRule)
+ORDER = (UnportedScan, ImportsRule, IsinstanceRule, ContextRule, MethodsRule, SetitemRule, GetitemRule,
+         AttachGradRule)
