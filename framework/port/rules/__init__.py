@@ -6,13 +6,14 @@ from .getitem import GetitemRule
 from .imports import ImportsRule
 from .isinstance_rule import IsinstanceRule
 from .methods import MethodsRule
+from .scalars import ScalarsRule
 from .setitem import SetitemRule
 from .unported import UnportedScan
 
 __all__ = ["ORDER", "AttachGradRule", "ContextRule", "GetitemRule", "ImportsRule", "IsinstanceRule",
-           "MethodsRule", "SetitemRule", "UnportedScan"]
+           "MethodsRule", "ScalarsRule", "SetitemRule", "UnportedScan"]
 
 # UnportedScan reads the untouched source (true line numbers); AttachGradRule is last because it is the
 # only rule that adds lines.
-ORDER = (UnportedScan, ImportsRule, IsinstanceRule, ContextRule, MethodsRule, SetitemRule, GetitemRule,
-         AttachGradRule)
+ORDER = (UnportedScan, ImportsRule, IsinstanceRule, ContextRule, MethodsRule, ScalarsRule, SetitemRule,
+         GetitemRule, AttachGradRule)

@@ -34,7 +34,7 @@ def _maker_call(node: cst.BaseExpression, info) -> bool:
     func = node.func
     last = func.attr.value if isinstance(func, cst.Attribute) else None
     path = info.resolve(func) or ""
-    return last in _MAKERS or path.startswith(("framework.np.", "framework.nd.", "framework.npx."))
+    return last in _MAKERS or path.startswith(("framework.np.", "framework.nd."))
 
 
 class _IndexArrays(cst.CSTVisitor):
