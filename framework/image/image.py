@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as onp
 
+from .._files import read_bytes
 from . import _resize
 from ._codec import decode as _decode
 
@@ -49,8 +50,7 @@ def imdecode(buf: bytes | Any, flag: int = 1, to_rgb: bool = True, out: Any = No
 
 def imread(filename: str | os.PathLike, flag: int = 1, to_rgb: bool = True) -> onp.ndarray:
     """Read and decode an image file (see :func:`imdecode`)."""
-    with open(os.fspath(filename), "rb") as f:
-        return imdecode(f.read(), flag, to_rgb)
+    return imdecode(read_bytes(filename, what="image file"), flag, to_rgb)
 
 
 def _interp(interp: int, sizes: tuple[int, int, int, int] | None) -> int:
@@ -68,6 +68,18 @@ def _interp(interp: int, sizes: tuple[int, int, int, int] | None) -> int:
     if interp not in _INTERP:
         raise ValueError(f"imresize: interp={interp} is not one of 0-4, 9 (auto) or 10 (random)")
     return interp
+
+
+def _get_interp_method(interp: int, sizes: tuple[int, ...] = ()) -> int:
+    """MXNet 1.x's name for :func:`_interp` (libraries import it from ``mxnet.image.image``); ``sizes``
+    is ``(old_h, old_w, new_h, new_w)`` or empty.
+
+    >>> [_get_interp_method(9, s) for s in ((10, 10, 20, 20), (20, 20, 10, 10), ())]
+    [2, 3, 2]
+    """
+    if sizes and len(sizes) != 4:
+        raise ValueError(f"_get_interp_method: sizes must be (old_h, old_w, new_h, new_w), got {sizes!r}")
+    return _interp(interp, tuple(sizes) if sizes else None)
 
 
 def imresize(src: Any, w: int, h: int, interp: int = 1) -> Any:

@@ -14,6 +14,8 @@ import jax
 
 from ..device import cpu, cpu_pinned, current_context, current_device, device_scope, gpu, num_gpus
 from ..np import random
+from ..np._indexing import getitem
+from ..np._scalars import to_float, to_int
 from ..np.dispatch import recordable
 from ..serialization import load, save, savez
 from .interop import from_dlpack, from_numpy, to_dlpack_for_read
@@ -39,7 +41,8 @@ __all__ = [
     "cpu", "cpu_pinned", "gpu", "num_gpus", "current_context", "current_device", "device_scope",
     "random", "save", "load", "savez",
     "asnumpy", "asscalar", "item", "wait_to_read", "copyto", "copy_into", "as_in_context", "context_of",
-    "device_type", "device_id", "setitem", "NDArray", "from_numpy", "from_dlpack", "to_dlpack_for_read",
+    "device_type", "device_id", "setitem", "getitem", "to_float", "to_int", "NDArray",
+    "from_numpy", "from_dlpack", "to_dlpack_for_read",
     *_ops_all,
 ]
 
