@@ -159,11 +159,12 @@ def assign_each2(input1: onp.ndarray, input2: onp.ndarray, function: Callable | 
 
 def create_2d_tensor(rows: int, columns: int, dtype: Any = onp.int64) -> jax.Array:
     """Row ``i`` filled with ``i``."""
+    dtype = jax.dtypes.canonicalize_dtype(dtype)  # int64 is int32 unless jax_enable_x64
     return jnp.broadcast_to(jnp.arange(rows, dtype=dtype).reshape(rows, 1), (rows, columns))
 
 
 def create_vector(size: int, dtype: Any = onp.int64) -> jax.Array:
-    return jnp.arange(size, dtype=dtype)
+    return jnp.arange(size, dtype=jax.dtypes.canonicalize_dtype(dtype))
 
 
 def get_identity_mat(size: int) -> jax.Array:
@@ -531,7 +532,8 @@ def check_consistency(
     for entry in ctx_list:
         dev = entry.get("ctx")
         types = entry.get("type_dict", {})
-        args = {n: jax.device_put(jnp.asarray(values[n], types.get(n, onp.float32)), dev) for n in names}
+        kinds = {n: jax.dtypes.canonicalize_dtype(types.get(n, onp.float32)) for n in names}
+        args = {n: jax.device_put(jnp.asarray(values[n], kinds[n]), dev) for n in names}
 
         def objective(a: dict, head: Any) -> Any:
             out = fn(**a)

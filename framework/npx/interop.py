@@ -29,8 +29,8 @@ __all__ = ["from_numpy", "to_dlpack_for_read", "from_dlpack"]
 
 def from_numpy(ndarray: onp.ndarray, zero_copy: bool = True) -> jax.Array:
     """A ``jax.Array`` (on the CPU) holding a NumPy array's values: with ``zero_copy`` a C-contiguous
-    array of a supported dtype is shared through DLPack (do not change it afterwards, as in MXNet),
-    otherwise copied."""
+    array of a supported dtype is shared through DLPack when XLA can take its buffer (aligned to 64
+    bytes; do not change the array afterwards, as in MXNet), otherwise copied."""
     if not isinstance(ndarray, onp.ndarray):
         raise TypeError(f"npx.from_numpy: expected a numpy.ndarray, got {type(ndarray).__name__}")
     if zero_copy and ndarray.flags["C_CONTIGUOUS"] and ndarray.dtype != onp.float64 and ndarray.size:
