@@ -27,7 +27,7 @@ from . import device as _device
 from ._test_helpers import *  # noqa: F403
 from ._test_helpers import __all__ as _helpers_all
 from .device import Context, current_context
-from .util import getenv, setenv, use_np
+from .util import get_cuda_compute_capability, getenv, setenv, use_np
 
 __all__ = [
     "assert_almost_equal", "almost_equal", "same", "default_rtols", "default_atols", "get_tolerance",
@@ -44,14 +44,6 @@ def array(source_array: Any, ctx: Any = None, dtype: Any = None) -> jax.Array:
 
     return nd.array(source_array, ctx=ctx, dtype=dtype)
 
-
-def get_cuda_compute_capability(ctx: Any) -> int:
-    """The compute capability of a GPU device as an integer (8.0 -> 80)."""
-    dev = _device.as_device(ctx)
-    if dev.platform != "gpu":
-        raise ValueError(f"get_cuda_compute_capability: expecting a gpu device, got {dev}")
-    major, _, minor = str(getattr(dev, "compute_capability", "0.0")).partition(".")
-    return int(major) * 10 + int(minor or 0)
 
 _RTOL = {"float16": 1e-2, "bfloat16": 1e-2, "float32": 1e-4, "float64": 1e-5}
 _ATOL = {"float16": 1e-1, "bfloat16": 1e-1, "float32": 1e-3, "float64": 1e-20}

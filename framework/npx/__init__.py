@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import jax
 
-from ..device import cpu, cpu_pinned, current_context, current_device, device_scope, gpu, num_gpus
+from ..device import Context, cpu, cpu_pinned, current_context, current_device, device_scope, gpu, num_gpus
 from ..np import random
 from ..np._indexing import getitem
 from ..np._scalars import to_float, to_int
 from ..np.dispatch import recordable
 from ..serialization import load, save, savez
+from ..util import get_cuda_compute_capability, gpu_memory_info
+from . import utils
 from .interop import from_dlpack, from_numpy, to_dlpack_for_read
 from .methods import (
     NDArray,
@@ -42,7 +44,8 @@ __all__ = [
     "random", "save", "load", "savez",
     "asnumpy", "asscalar", "item", "wait_to_read", "copyto", "copy_into", "as_in_context", "context_of",
     "device_type", "device_id", "setitem", "getitem", "to_float", "to_int", "NDArray",
-    "from_numpy", "from_dlpack", "to_dlpack_for_read",
+    "from_numpy", "from_dlpack", "to_dlpack_for_read", "Context", "get_cuda_compute_capability",
+    "gpu_memory_info", "utils",
     *_ops_all,
 ]
 

@@ -72,3 +72,24 @@ def test_small_helpers_and_reexports(ref, tmp_path, caplog):
         logger.info("hello %d", 3)
     assert caplog.records[-1].getMessage() == "hello 3"
     assert mx.log._Formatter().format(caplog.records[-1]).startswith("I")
+
+
+def test_model_zoo_modules_and_npx_device_helpers():
+    import jax.numpy as jnp
+
+    vision = mx.gluon.model_zoo.vision
+    assert vision.densenet.HybridConcurrent is mx.gluon.contrib.nn.HybridConcurrent
+    assert vision.squeezenet.Identity is mx.gluon.contrib.nn.Identity and vision.inception.cpu is mx.cpu
+    assert vision.mobilenet.RELU6()(jnp.array([-1.0, 3.0, 9.0])).tolist() == [0.0, 3.0, 6.0]
+    aux = vision.inception.make_aux(10)
+    aux.initialize()
+    assert aux(jnp.ones((1, 768, 17, 17))).shape == (1, 10)
+    assert mx.npx.utils.load is mx.npx.load and mx.npx.Context is mx.Context
+    with pytest.raises(ValueError, match="expecting a gpu device"):
+        mx.npx.get_cuda_compute_capability(mx.cpu())
+    if mx.npx.num_gpus() == 0:
+        with pytest.raises(Exception, match="gpu_memory_info=gpu"):
+            mx.npx.gpu_memory_info(0)
+    else:
+        free, total = mx.npx.gpu_memory_info(0)
+        assert 0 <= free <= total
