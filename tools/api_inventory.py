@@ -549,6 +549,7 @@ def main(argv: list[str] | None = None) -> int:
     r = sub.add_parser("report", help="print the coverage table (run with the project's python)")
     r.add_argument("--missing", metavar="MODULE", help="list the missing names of one module (mx.io, ...)")
     r.add_argument("--write-expected", action="store_true", help="rewrite tests/api/expected_missing.txt")
+    r.add_argument("--readme", action="store_true", help="rewrite the coverage table in README.md")
     args = parser.parse_args(argv)
     if args.command == "generate":
         inv = generate(args.out, args.mxnet_git, args.rev)
@@ -570,7 +571,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.write_expected:
         print(f"{EXPECTED_MISSING}: {write_expected(result, ns)} names")
-    print(table(result, ns))
+    text = table(result, ns)
+    if args.readme:
+        readme = ROOT / "README.md"
+        old = readme.read_text()
+        begin, end = "<!-- api-coverage:begin -->", "<!-- api-coverage:end -->"
+        if begin not in old or end not in old:
+            raise SystemExit(f"{readme}: no {begin} ... {end} block to rewrite")
+        new = old[: old.index(begin) + len(begin)] + "\n" + text + "\n" + old[old.index(end):]
+        tmp = readme.with_suffix(".tmp")
+        tmp.write_text(new)
+        tmp.replace(readme)
+    print(text)
     return 0
 
 
