@@ -459,7 +459,12 @@ def _has(obj, name: str) -> bool:
 
 
 def check(inv: dict | None = None) -> dict[str, dict]:
-    """Per module: ``present``/``missing`` lists of 1.9.1 names and of 2.0-only names."""
+    """Per module: ``present``/``missing`` lists of 1.9.1 names and of 2.0-only names. A submodule of
+    ``mx`` counts only if ``import framework`` alone reaches it (defined, or lazily loaded through
+    ``framework._LAZY``), not because another module happened to import it first."""
+    import framework as fw
+
+    pristine = set(vars(fw)) | set(getattr(fw, "_LAZY", {}))
     inv = load_inventory() if inv is None else inv
     out = {}
     for path, entry in inv["modules"].items():
@@ -468,6 +473,8 @@ def check(inv: dict | None = None) -> dict[str, dict]:
         for key, names in (("", entry["names"]), ("_2_0", entry["names_2_0"])):
             for name in names:
                 ok = mod is not None and _has(mod, name)
+                if ok and path == "" and isinstance(getattr(mod, name), types.ModuleType):
+                    ok = name in pristine
                 res[("present" if ok else "missing") + key].append(name)
         out[path] = res
     return out

@@ -49,5 +49,10 @@ port_write_in_place|framework/port/_write.py|s/^            temps.append((_temp_
 reader_follows_devices|framework/_files.py|s/^    if not stat.S_ISREG(st.st_mode):/    if False:/|tests/test_files_hostile.py
 states_no_digest|framework/gluon/_trainer_states.py|s/^    elif meta.get("sha256") != _digest(meta, arrays):/    elif False:/|tests/gluon/test_trainer_states_digest.py
 early_stop_patience|framework/gluon/contrib/estimator/event_handler.py|s/if self.wait >= self.patience:/if self.wait > self.patience:/|tests/gluon/contrib/test_estimator.py::test_early_stopping_and_checkpoints_match_mxnet
+io_roll_over|framework/io/ndarray_iter.py|s/            self.cursor = self.cursor - self.num_data - self.batch_size/            self.cursor = -self.batch_size/|tests/io/test_iterators.py::test_ndarray_iter_last_batch_handles_and_shuffle
+kv_push_adds|framework/kvstore/kvstore.py|s/                self._store\[k\] = merged/                self._store[k] = self._store[k] + merged/|tests/kvstore/test_kvstore.py::test_push_without_optimizer_replaces_by_the_sum_and_pull_fills_variables
+custom_backward_scaled|framework/operator.py|s/        grads = \[g\] if spec.n_out == 1 else list(g)/        grads = [g * 2] if spec.n_out == 1 else list(g)/|tests/test_operator.py::test_custom_ops_train_in_record_backward_with_mxnets_gradients
+profile_drops_programs|framework/profiler.py|s/                e = dict(e, ts=e\["ts"\] + shift)/                e = dict(e, ts=e["ts"] + shift, name="x")/|tests/test_profiler.py::test_profile_of_the_seed_loop_holds_the_steps_programs
+api_io_unreachable|framework/__init__.py|s/    "io": "framework.io",//|tests/api/test_inventory.py::test_every_name_exists_or_is_listed
 CASES
 exit $status
