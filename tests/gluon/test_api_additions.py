@@ -93,3 +93,14 @@ def test_model_zoo_modules_and_npx_device_helpers():
     else:
         free, total = mx.npx.gpu_memory_info(0)
         assert 0 <= free <= total
+
+
+@pytest.mark.parametrize("name,pad", [("2", 2), ("asym", (0, 0, 0, 0, 1, 0, 2, 1))])
+def test_reflection_pad_2d_and_its_gradient(ref, name, pad):
+    x = autograd.attach_grad(jnp.arange(24, dtype=jnp.float32).reshape(1, 2, 3, 4))
+    with autograd.record():
+        y = mx.gluon.nn.ReflectionPad2D(pad)(x)
+        loss = (y * jnp.arange(y.size, dtype=jnp.float32).reshape(y.shape)).sum()
+    loss.backward()
+    onp.testing.assert_array_equal(npx.asnumpy(y), ref[f"pad/{name}"])
+    onp.testing.assert_array_equal(npx.asnumpy(x.grad), ref[f"pad/{name}/grad"])

@@ -582,6 +582,16 @@ def section_misc():
     random.seed(2)
     apply = T.RandomApply(T.Rotate(90), p=0.5)
     out["tf/random_apply"] = np.stack([apply(chw).asnumpy() for _ in range(4)])
+    # ReflectionPad2D(2) of a (1, 2, 3, 4) arange, and of (0, 0, 0, 0, 1, 0, 2, 1), with the gradient of
+    # the sum of the output times its arange
+    x = mx.nd.arange(24).reshape(1, 2, 3, 4)
+    for name, pad in (("2", 2), ("asym", (0, 0, 0, 0, 1, 0, 2, 1))):
+        x.attach_grad()
+        with mx.autograd.record():
+            y = mx.gluon.nn.ReflectionPad2D(pad)(x)
+            loss = (y * mx.nd.arange(y.size).reshape(y.shape)).sum()
+        loss.backward()
+        out[f"pad/{name}"], out[f"pad/{name}/grad"] = y.asnumpy(), x.grad.asnumpy()
     with mx.util.np_shape(True):  # framework is always in NumPy shape mode: -1 marks an unknown size
         out["utils/shape_is_known"] = np.array(
             [mx.gluon.utils.shape_is_known(s) for s in [(2, 3), (2, -1), ()]]
