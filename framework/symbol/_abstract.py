@@ -11,8 +11,8 @@ It bounds each node's outputs (a 649-byte graph asking ``repeat`` for 10**9 copi
 >>> from framework.symbol._interp import Program
 >>> import jax.numpy as jnp
 >>> g = parse_graph('{"nodes": [{"op": "null", "name": "x", "inputs": []},'
-...                 ' {"op": "repeat", "name": "big", "attrs": {"repeats": "1000000000"}, "inputs": [[0, 0]]}],'
-...                 ' "heads": [[1, 0]]}')
+...                 ' {"op": "repeat", "name": "big", "attrs": {"repeats": "1000000000"},'
+...                 ' "inputs": [[0, 0]]}], "heads": [[1, 0]]}')
 >>> try:
 ...     Program(g, ["x"], source="a-symbol.json")({}, [jnp.ones(16)])
 ... except Exception as e:

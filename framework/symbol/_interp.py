@@ -34,7 +34,7 @@ from typing import Any
 import jax
 
 from ._abstract import check_abstract
-from ._attrs import Attrs, AttrError
+from ._attrs import Attrs
 from ._graph import Graph, SymbolFileError
 from ._ops import OPS, Call, LazyZeros, num_outputs, supported_ops
 from ._schema import check_node

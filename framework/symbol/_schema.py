@@ -9,10 +9,11 @@ of four cells, of ``Dropout`` ``training``/``always``). Attributes no operator r
 ``cudnn_tune``, ...) are ignored. What depends on the input shapes (an axis in range, sizes that
 agree, how large the arrays become) is checked by the abstract run of :mod:`._interp`.
 
->>> check_node("x.json", 3, "fc", "FullyConnected", {"num_hidden": "-4"}, 3)
-Traceback (most recent call last):
-...
-framework.symbol._attrs.AttrError: x.json: node 3 ('fc', op 'FullyConnected'): attribute num_hidden='-4' is not an integer from 1 to 268435456
+>>> try:
+...     check_node("x.json", 3, "fc", "FullyConnected", {"num_hidden": "-4"}, 3)
+... except AttrError as e:
+...     print(e)
+x.json: node 3 ('fc', op 'FullyConnected'): attribute num_hidden='-4' is not an integer from 1 to 268435456
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ def _float(lo: float = -math.inf, hi: float = math.inf, *, none: bool = False, n
 
 
 def _bool() -> Domain:
-    return Domain("a boolean (True/False/1/0)", lambda v: v.strip().lower() in ("true", "false", "1", "0", "none"))
+    return Domain("a boolean (True/False/1/0)",
+                  lambda v: v.strip().lower() in ("true", "false", "1", "0", "none"))
 
 
 def _enum(*names: str) -> Domain:
