@@ -14,32 +14,51 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
-import tarfile
-import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from framework.port import Report, port_source
 
 
-def _extract(gitdir: str, rev: str, subdirs: list[str], into: Path) -> Path:
-    archive = into / "tree.tar"
-    cmd = ["git", "--git-dir", gitdir, "archive", "--format=tar", "-o", str(archive), rev, *subdirs]
-    subprocess.run(cmd, check=True)
-    root = into / "tree"
-    with tarfile.open(archive) as tar:
-        members = [m for m in tar.getmembers() if m.isfile() and m.name.endswith(".py")]
-        tar.extractall(root, members=members, filter="data")
-    archive.unlink()
-    return root
+def read_modules(gitdir: str, rev: str, subdirs: list[str]) -> Iterator[tuple[str, bytes]]:
+    """``(path, content)`` of every ``*.py`` blob of ``rev`` under ``subdirs`` (read with git itself: a
+    snapshot may lack large files, so nothing is checked out)."""
+    listing = subprocess.run(["git", "--git-dir", gitdir, "ls-tree", "-r", "-z", rev, "--", *subdirs],
+                             check=True, capture_output=True).stdout.split(b"\0")
+    blobs = []
+    for entry in listing:
+        if not entry:
+            continue
+        meta, _, path = entry.partition(b"\t")
+        mode, kind, sha = meta.split()
+        if kind == b"blob" and path.endswith(b".py") and mode != b"120000":
+            blobs.append((path.decode("utf-8", "replace"), sha))
+    proc = subprocess.Popen(["git", "--git-dir", gitdir, "cat-file", "--batch"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        for path, sha in blobs:
+            proc.stdin.write(sha + b"\n")
+            proc.stdin.flush()
+            header = proc.stdout.readline().split()
+            if len(header) < 3 or header[1] == b"missing":
+                continue
+            data = proc.stdout.read(int(header[2]))
+            proc.stdout.read(1)
+            yield path, data
+    finally:
+        proc.stdin.close()
+        proc.wait()
 
 
-def check_tree(root: Path, label: str, counts: Counter, failures: list[str]) -> None:
-    for path in sorted(root.rglob("*.py")):
-        name = f"{label}/{path.relative_to(root)}"
+def check_modules(modules: Iterable[tuple[str, bytes]], label: str, counts: Counter,
+                  failures: list[str]) -> None:
+    for path, data in modules:
+        name = f"{label}/{path}"
         try:
-            source = path.read_bytes().decode("utf-8")
+            source = data.decode("utf-8")
         except UnicodeDecodeError:
             counts["not utf-8"] += 1
             continue
@@ -84,9 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         gitdir, _, rest = spec.partition(":")
         rev, _, sub = rest.partition(":")
         subdirs = [s for s in sub.split(",") if s]
-        with tempfile.TemporaryDirectory() as tmp:
-            root = _extract(gitdir, rev or "HEAD", subdirs, Path(tmp))
-            check_tree(root, Path(gitdir).parent.name + (f"@{rev}" if rev else ""), counts, failures)
+        label = Path(gitdir).parent.name + (f"@{rev}" if rev else "")
+        check_modules(read_modules(gitdir, rev or "HEAD", subdirs), label, counts, failures)
     for line in failures:
         print(f"FAILED {line}")
     print("| what | modules |\n|---|---|")
