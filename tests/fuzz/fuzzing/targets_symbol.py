@@ -5,7 +5,9 @@ BatchNorm, an RNN/operator mix, an ``_npi`` mix), re-serialised with random spac
 structured mutation changes one thing in the JSON: a node's op, name, inputs (out of range, negative,
 wrong shape) or one attribute's value, the heads or the arg_nodes. The loader is what a user runs:
 ``SymbolBlock.imports`` with the template's parameter file, then one forward pass on the template's
-inputs (the graph is validated at import and evaluated abstractly before it runs). Every error must be a
+inputs (the graph is validated at import and evaluated abstractly before it runs). The long run
+(``FUZZ_SYMBOL_RUN=1``, set by ``python -m benchmarks fuzz``) runs the forward for real, op by op; the
+suite's slice traces it (``jax.eval_shape``: every operator's code on abstract values). Every error must be a
 ``ValueError`` (``SymbolFileError``, ``AttrError``, a parameter that does not fit) naming the symbol file
 or the parameter file: an operator's own error escaping the run is a failure.
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -105,8 +108,12 @@ def _load(path: str) -> Any:
     inputs = list(_INPUTS[name])
     net = gluon.SymbolBlock.imports(path, [v for v, _ in inputs], str(_REF / f"{name}-0000.params"),
                                     ignore_extra=True)
-    with jax.disable_jit():  # the operators' own code, op by op: a compile per mutated graph costs seconds
-        out = net(*[_DATA[name][key] for _, key in inputs])
+    xs = [_DATA[name][key] for _, key in inputs]
+    if not os.environ.get("FUZZ_SYMBOL_RUN"):  # the suite's slice: the forward traced, shapes only
+        out = jax.eval_shape(lambda *a: net(*a), *xs)
+        return net, out
+    with jax.disable_jit():  # the long run: the operators' own code, op by op (a compile per mutated
+        out = net(*xs)       # graph would cost seconds)
     return net, out
 
 
