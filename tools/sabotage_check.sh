@@ -38,7 +38,7 @@ head_sum_any_dtype|framework/autograd/tape.py|s/        if head is not None and 
 record_template_blind|framework/gluon/block.py|s/        if last is not None and last\[0\] is cache and last\[1\] is training and last\[2\] == dev \\/        if last is not None and last[0] is cache and (True or last[1] is training) and last[2] == dev \\/|tests/gluon/test_block.py::test_recording_again_follows_changed_shapes_mode_and_parameter_types
 port_import_paths|framework/port/rules/_base.py|s/^        return False$/        return True/|tests/port/test_import_paths.py
 port_write_in_place|framework/port/_write.py|s/^            temps.append((_temp_for(path, text), path))/            open(path, "w").write(text); _point()/|tests/port/test_write_atomic.py::test_sigkill_at_random_points_leaves_every_file_original_or_fully_ported
-reader_follows_devices|framework/_files.py|s/if not stat.S_ISREG(f\\?st.st_mode):/if False:/|tests/test_files_hostile.py
+reader_follows_devices|framework/_files.py|s/if not stat.S_ISREG(f\?st.st_mode):/if False:/|tests/test_files_hostile.py
 states_no_digest|framework/gluon/_trainer_states.py|s/^    elif meta.get("sha256") != _digest(meta, arrays):/    elif False:/|tests/gluon/test_trainer_states_digest.py
 symbol_no_schema|framework/symbol/_interp.py|s/^            check_node(source, nid, n.name, n.op, n.attrs, len(n.inputs))/            pass/|tests/symbol/test_validation.py
 symbol_no_budget|framework/symbol/_abstract.py|s/^        if size > budget:/        if False:/|tests/symbol/test_validation.py::test_a_graph_asking_for_gigabytes_is_refused_before_it_runs
