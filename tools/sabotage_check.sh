@@ -46,8 +46,13 @@ fetch_wrong_layout|framework/gluon/data/vision/_fetch.py|s/f"gluon\/dataset\/{en
 fetch_ignores_offline|framework/gluon/_download.py|s/    return os.environ.get("FRAMEWORK_OFFLINE", "").strip() in ("", "0")/    return True/|tests/gluon/data/vision/test_data_vision_download.py::test_offline_means_no_download
 port_import_paths|framework/port/rules/_base.py|s/^        return False$/        return True/|tests/port/test_import_paths.py
 port_write_in_place|framework/port/_write.py|s/^            temps.append((_temp_for(path, text), path))/            open(path, "w").write(text); _point()/|tests/port/test_write_atomic.py::test_sigkill_at_random_points_leaves_every_file_original_or_fully_ported
-reader_follows_devices|framework/_files.py|s/^    if not stat.S_ISREG(st.st_mode):/    if False:/|tests/test_files_hostile.py
+reader_follows_devices|framework/_files.py|s/if not stat.S_ISREG(f\?st.st_mode):/if False:/|tests/test_files_hostile.py
 states_no_digest|framework/gluon/_trainer_states.py|s/^    elif meta.get("sha256") != _digest(meta, arrays):/    elif False:/|tests/gluon/test_trainer_states_digest.py
+symbol_no_schema|framework/symbol/_interp.py|s/^            check_node(source, nid, n.name, n.op, n.attrs, len(n.inputs))/            pass/|tests/symbol/test_validation.py
+symbol_no_budget|framework/symbol/_abstract.py|s/^        if size > budget:/        if False:/|tests/symbol/test_validation.py::test_a_graph_asking_for_gigabytes_is_refused_before_it_runs
+worker_reused|framework/gluon/data/_workers.py|s/^                self._replace(worker)  # a hung worker is never given another batch/                pass/|tests/gluon/data/test_data_workers.py::test_a_worker_that_timed_out_is_replaced_not_reused
+no_pixel_budget|framework/image/_codec.py|s/^            check_pixels(w, h, "imdecode", max_pixels)/            pass/|tests/image/test_pixel_budget.py
+resume_range|train/job.py|s/^    if saved.epoch > cfg.epochs:/    if False:/|tests/test_train_job.py::test_resume_with_fewer_epochs_than_the_checkpoint_is_refused
 early_stop_patience|framework/gluon/contrib/estimator/event_handler.py|s/if self.wait >= self.patience:/if self.wait > self.patience:/|tests/gluon/contrib/test_estimator.py::test_early_stopping_and_checkpoints_match_mxnet
 io_roll_over|framework/io/ndarray_iter.py|s/            self.cursor = self.cursor - self.num_data - self.batch_size/            self.cursor = -self.batch_size/|tests/io/test_iterators.py::test_ndarray_iter_last_batch_handles_and_shuffle
 kv_push_adds|framework/kvstore/kvstore.py|s/                self._store\[k\] = merged/                self._store[k] = self._store[k] + merged/|tests/kvstore/test_kvstore.py::test_push_without_optimizer_replaces_by_the_sum_and_pull_fills_variables

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ..util import is_np_array as is_np_array
 from . import detection, image
+from ._budget import get_max_pixels, set_max_pixels
 from .augmenters import (
     Augmenter,
     BrightnessJitterAug,
@@ -68,6 +69,8 @@ from .image_iter import ImageIter
 det = detection
 
 __all__ = [
+    "set_max_pixels",
+    "get_max_pixels",
     "imdecode",
     "imread",
     "imresize",
