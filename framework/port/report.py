@@ -38,6 +38,10 @@ RULES: dict[str, str] = {
     "attach_grad_loop": "for p in ps: p.attach_grad() -> ps[:] = [autograd.attach_grad(p) for p in ps]",
     "setitem": "x[i] = v -> x = npx.setitem(x, i, v); x[i] += v likewise",
     "add_import": "from framework import npx / autograd added where a rewrite needs it",
+    "np_builtin_alias": "np.float / int / bool / object / complex / str / long / unicode -> the builtin",
+    "np_removed_alias": "np.bool8 -> np.bool_, np.float_ -> np.float64, np.NaN -> np.nan, ... (NumPy 2)",
+    "np_asscalar": "np.asscalar(a) -> a.item()",
+    "np_removed_call": "np.msort / in1d / asfarray / alen / rank / issubclass_ -> NumPy 2's spelling",
 }
 
 
