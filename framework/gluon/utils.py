@@ -97,6 +97,11 @@ def clip_global_norm(arrays: Sequence[jax.Array], max_norm: float, check_isfinit
     """
     if not arrays:
         raise ValueError("clip_global_norm: arrays is empty.")
+    if isinstance(max_norm, bool) or not isinstance(max_norm, (int, float, onp.number)) \
+            or not onp.isfinite(max_norm) or max_norm <= 0:
+        raise ValueError(f"clip_global_norm: max_norm must be a finite number > 0; got {max_norm!r}. A "
+                         "max_norm <= 0 would flip or zero every gradient: pass the largest norm to allow, "
+                         "e.g. 1.0.")
     first = next(iter(arrays[0].devices()))
     total = sum(jax.device_put(jnp.sum(jnp.square(a.astype(jnp.float32))), first) for a in arrays)
     norm = jnp.sqrt(total)

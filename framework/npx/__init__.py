@@ -14,6 +14,8 @@ import jax
 
 from ..device import cpu, cpu_pinned, current_context, current_device, device_scope, gpu, num_gpus
 from ..np import random
+from ..np._indexing import getitem
+from ..np._scalars import to_float, to_int
 from ..np.dispatch import recordable
 from ..serialization import load, save, savez
 from .methods import (
@@ -38,7 +40,7 @@ __all__ = [
     "cpu", "cpu_pinned", "gpu", "num_gpus", "current_context", "current_device", "device_scope",
     "random", "save", "load", "savez",
     "asnumpy", "asscalar", "item", "wait_to_read", "copyto", "copy_into", "as_in_context", "context_of",
-    "device_type", "device_id", "setitem", "NDArray",
+    "device_type", "device_id", "setitem", "getitem", "to_float", "to_int", "NDArray",
     *_ops_all,
 ]
 

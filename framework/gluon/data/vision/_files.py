@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as onp
 
+from ...._files import open_regular
 from ....base import FrameworkError
 from .catalogue import entry_for
 
@@ -88,7 +89,7 @@ class _Stream:
 
     def __init__(self, path: Path, name: str) -> None:
         self.path, self.name = path, name
-        self.file = open(path, "rb")  # noqa: SIM115 - closed by close()
+        self.file = open_regular(path, what=f"{name} data file")  # closed by close()
         self.raw_sha = hashlib.sha256()
         first = self.file.read(2)
         self.gzip = first == b"\x1f\x8b"
