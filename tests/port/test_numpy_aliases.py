@@ -5,7 +5,11 @@ assertions and passes under real MXNet 1.9.1 (tests/port/test_corpus.py)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as onp
 import pytest
@@ -153,3 +157,18 @@ def test_the_report_counts_each_rule():
     text = report.format()
     assert "  np_builtin_alias     2  np.float / int / bool / object / complex / str / long / unicode -> " \
            "the builtin" in text
+
+
+def test_a_script_using_the_old_names_runs_under_framework_run(tmp_path):
+    """What failed before (``module 'numpy' has no attribute 'float'``), end to end."""
+    (tmp_path / "old_numpy.py").write_text(
+        "import mxnet as mx\nimport numpy as np\n"
+        "boxes = np.array([[1.2, 2.7]], dtype=np.float)\n"
+        "keep = np.ones(1, dtype=np.bool)\n"
+        "print(np.asscalar(boxes.astype(np.int).sum()), keep.dtype, np.NaN != np.NaN)\n")
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=os.fspath(root))
+    out = subprocess.run([sys.executable, "-m", "framework.run", "old_numpy.py"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=240)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout == "3 bool True\n"
