@@ -112,9 +112,9 @@ def join(coordinator: str, num_processes: int, process_id: int, *, timeout: floa
         except Exception as err:  # noqa: BLE001 -- JAX raises several types here; all mean "cannot join"
             raise MultiHostError(f"process {process_id} could not join the run at {coordinator}: {err}") \
                 from err
-    from jax._src import distributed
+    from framework._jax_compat import distributed_client
 
-    session = Session(distributed.global_state.client, process_id, num_processes)
+    session = Session(distributed_client(), process_id, num_processes)
     session.check_count(timeout)
     session.start()
     print(f"process {process_id} of {num_processes} joined at {coordinator}", flush=True)

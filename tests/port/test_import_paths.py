@@ -20,6 +20,7 @@ CASES = {
     "MethodsRule": ["from pkg.asnumpy import f", "import pkg.x.copyto as c", "from .as_in_context import g"],
     "SetitemRule": ["from pkg.mx.setitem import s", "import pkg.mx.nd as x"],
     "AttachGradRule": ["from pkg.attach_grad import a", "import pkg.mx.attach_grad as ag"],
+    "NumpyAliasRule": ["import numpy.float_ as f", "from numpy.bool8 import b", "import numpy.NINF"],
 }
 
 
