@@ -25,7 +25,7 @@ from typing import Any
 import jax
 
 from .. import serialization
-from . import linalg, random
+from . import contrib, linalg, random
 from .arithmetic import *  # noqa: F403
 from .arithmetic import __all__ as _arith_all
 from .creation import *  # noqa: F403
@@ -42,6 +42,8 @@ from .shape import *  # noqa: F403
 from .shape import __all__ as _shape_all
 from .sort import *  # noqa: F403
 from .sort import __all__ as _sort_all
+from .vision import *  # noqa: F403
+from .vision import __all__ as _vision_all
 
 NDArray = jax.Array
 
@@ -54,9 +56,9 @@ _RANDOM_ALIASES = {"random_uniform": random.uniform, "random_normal": random.nor
 globals().update(_RANDOM_ALIASES)
 
 __all__ = [
-    "NDArray", "save", "load", "waitall", "linalg", "random",
+    "NDArray", "save", "load", "waitall", "contrib", "linalg", "random",
     *_arith_all, *_creation_all, *_indexing_all, *_nn_all, *_reduction_all, *_sequence_all, *_shape_all,
-    *_sort_all, *_LINALG_ALIASES, *_RANDOM_ALIASES,
+    *_sort_all, *_vision_all, *_LINALG_ALIASES, *_RANDOM_ALIASES,
 ]
 
 

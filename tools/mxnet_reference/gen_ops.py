@@ -66,8 +66,13 @@ def run() -> None:
     out: dict[str, np.ndarray] = {}
     table = {}
     failed: list[str] = []
+    only = os.environ.get("GEN_OPS_ONLY")  # comma-separated case names: run just those (debugging)
     for name, op, inputs, kwargs, grad, extra in CASES:
+        if only and name not in only.split(","):
+            continue
         fn = resolve(op)
+        if os.environ.get("GEN_OPS_VERBOSE"):
+            print(name, file=sys.stderr, flush=True)
         npmode = op.startswith("npx.") or op.startswith("np.")
         mod = mx.np if npmode else mx.nd
         kw = dict(kwargs)
@@ -115,6 +120,9 @@ def run() -> None:
         raise SystemExit("MXNet refused these cases:\n" + "\n".join(failed))
     out["__cases__"] = np.array(json.dumps(table, sort_keys=True))
     out["__mxnet__"] = np.array(mx.__version__)
+    if only:
+        print(f"{len(table)} cases ran; nothing written (GEN_OPS_ONLY)", file=sys.stderr)
+        return
     OUT.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(OUT, **out)
     print(f"{len(table)} cases, {OUT.stat().st_size} bytes -> {OUT}", file=sys.stderr)

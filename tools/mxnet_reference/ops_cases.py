@@ -84,5 +84,131 @@ def tensor_ops() -> None:
     case("npx_shape_array", "npx.shape_array", [a])
 
 
+def _boxes(n, seed, lo=0.0, hi=1.0):
+    """n corner boxes in [lo, hi], each half of them a jittered copy of another (so some overlap)."""
+    r = rs(seed)
+    xy = r.uniform(lo, hi * 0.6, (n, 2))
+    wh = r.uniform(hi * 0.1, hi * 0.4, (n, 2))
+    b = np.concatenate([xy, xy + wh], axis=1)
+    half = n // 2
+    b[half:] = b[:n - half] + r.uniform(-0.05, 0.05, (n - half, 4)) * hi
+    return b.astype(np.float32)
+
+
+def _nms_rows(b, n, seed, classes=3):
+    r = rs(seed)
+    scores = r.permutation(n).astype(np.float32) / n + 0.01
+    ids = r.randint(0, classes, n).astype(np.float32)
+    return np.concatenate([ids[:, None], scores[:, None], _boxes(n, seed + 1)], axis=1).astype(np.float32)
+
+
+def detection() -> None:
+    """nd.contrib's box operators, MultiBox*, ROI pooling/align, resizing."""
+    d = _nms_rows(None, 12, 40)
+    case("box_nms", "nd.contrib.box_nms", [d], {"overlap_thresh": 0.3}, grad=[0])
+    case("box_nms_id", "nd.contrib.box_nms", [d],
+         {"overlap_thresh": 0.2, "id_index": 0, "valid_thresh": 0.2, "topk": 8}, grad=[0])
+    case("box_nms_force", "nd.contrib.box_nms", [d], {"overlap_thresh": 0.2, "id_index": 0,
+                                                       "force_suppress": True, "background_id": 1})
+    case("box_nms_batch", "nd.contrib.box_nms",
+         [np.stack([_nms_rows(None, 10, 41), _nms_rows(None, 10, 42)]).reshape(2, 1, 10, 6)],
+         {"overlap_thresh": 0.25, "id_index": 0}, grad=[0])
+    lay = d[:, [2, 3, 4, 5, 1, 0]].copy()
+    case("box_nms_layout", "nd.contrib.box_nms", [lay],
+         {"coord_start": 0, "score_index": 4, "id_index": 5, "overlap_thresh": 0.3})
+    cen = d.copy()
+    cen[:, 2:4] = (d[:, 2:4] + d[:, 4:6]) / 2
+    cen[:, 4:6] = d[:, 4:6] - d[:, 2:4]
+    case("box_nms_center", "nd.contrib.box_nms", [cen],
+         {"in_format": "center", "out_format": "corner", "overlap_thresh": 0.3})
+    case("box_nms_to_center", "nd.contrib.box_nms", [d], {"out_format": "center", "overlap_thresh": 0.3})
+    case("box_nms_topk0", "nd.contrib.box_nms", [d], {"topk": 0})
+    case("box_non_maximum_suppression", "nd.contrib.box_non_maximum_suppression", [d],
+         {"overlap_thresh": 0.4})
+    case("box_iou", "nd.contrib.box_iou", [_boxes(6, 43).reshape(2, 3, 4), _boxes(5, 44)], grad=[0, 1])
+    case("box_iou_center", "nd.contrib.box_iou", [cen[:, 2:6], cen[:4, 2:6]], {"format": "center"})
+    anchors = _boxes(8, 45).reshape(1, 8, 4)
+    refs = _boxes(6, 46).reshape(2, 3, 4)
+    samples = np.array([[1, -1, 0, 1, 1, 0, -1, 1], [1, 1, 1, -1, 0, 0, 1, 1]], np.float32)
+    matches = rs(47).randint(0, 3, (2, 8)).astype(np.float32)
+    case("box_encode", "nd.contrib.box_encode",
+         [samples, matches, np.concatenate([anchors, anchors]), refs,
+          np.array([0.0, 0.1, -0.1, 0.0], np.float32), np.array([0.1, 0.1, 0.2, 0.2], np.float32)])
+    off = f32(2, 8, 4, seed=48, lo=-0.5, hi=0.5)
+    case("box_decode", "nd.contrib.box_decode", [off, anchors], {"std0": 0.1, "std1": 0.1, "std2": 0.2,
+                                                                "std3": 0.2, "format": "corner"}, grad=[0])
+    cen_a = np.concatenate([(anchors[..., :2] + anchors[..., 2:]) / 2, anchors[..., 2:] - anchors[..., :2]],
+                           -1)
+    case("box_decode_center_clip", "nd.contrib.box_decode", [off * 8, cen_a], {"clip": 1.5})
+    sc = f32(2, 5, 4, seed=49, lo=0, hi=1)
+    case("bipartite_matching", "nd.contrib.bipartite_matching", [sc], {"threshold": 0.1})
+    case("bipartite_matching_asc", "nd.contrib.bipartite_matching", [sc],
+         {"threshold": 0.8, "is_ascend": True})
+    case("bipartite_matching_topk", "nd.contrib.bipartite_matching", [sc[0]], {"threshold": 0.05, "topk": 2})
+    # SSD's anchors, targets and detections
+    fm = f32(1, 3, 3, 4, seed=50)
+    case("multibox_prior", "nd.contrib.MultiBoxPrior", [fm], {"sizes": [0.4, 0.7], "ratios": [1, 2, 0.5]},
+         grad=[0])
+    case("multibox_prior_clip", "nd.contrib.MultiBoxPrior", [fm],
+         {"sizes": [0.9], "ratios": [1, 3], "clip": True, "steps": [0.3, 0.25], "offsets": [0.2, 0.7]})
+    case("npx_multibox_prior", "npx.multibox_prior", [fm], {"sizes": [0.3], "ratios": [1, 2]})
+    anc = np.clip(_boxes(20, 51), 0, 1).reshape(1, 20, 4)
+    lab = np.full((2, 4, 5), -1, np.float32)
+    lab[0, :3, 0] = [0, 2, 1]
+    lab[0, :3, 1:] = anc[0, [0, 5, 11]] + 0.02
+    lab[1, :1, 0] = [1]
+    lab[1, :1, 1:] = anc[0, [3]] - 0.01
+    cls_pred = f32(2, 3, 20, seed=52, lo=-2, hi=2)
+    case("multibox_target", "nd.contrib.MultiBoxTarget", [anc, lab, cls_pred], grad=[2])
+    case("multibox_target_mining", "nd.contrib.MultiBoxTarget", [anc, lab, cls_pred],
+         {"overlap_threshold": 0.3, "negative_mining_ratio": 2.0, "negative_mining_thresh": 0.4,
+          "ignore_label": -2, "variances": [0.1, 0.1, 0.1, 0.1]})
+    lab_empty = np.full((1, 2, 5), -1, np.float32)
+    case("multibox_target_empty", "nd.contrib.MultiBoxTarget", [anc, lab_empty, cls_pred[:1]])
+    case("npx_multibox_target", "npx.multibox_target", [anc, lab, cls_pred], {"overlap_threshold": 0.4})
+    prob = rs(53).dirichlet(np.ones(3), (2, 20)).transpose(0, 2, 1).astype(np.float32)
+    loc = f32(2, 80, seed=54, lo=-0.5, hi=0.5)
+    case("multibox_detection", "nd.contrib.MultiBoxDetection", [prob, loc, anc], {"threshold": 0.3},
+         grad=[0, 1])
+    case("multibox_detection_topk", "nd.contrib.MultiBoxDetection", [prob, loc, anc],
+         {"threshold": 0.2, "nms_topk": 5, "force_suppress": True, "nms_threshold": 0.3, "clip": False})
+    case("multibox_detection_nonms", "nd.contrib.MultiBoxDetection", [prob, loc, anc],
+         {"threshold": 0.35, "nms_threshold": 0.0})
+    case("npx_multibox_detection", "npx.multibox_detection", [prob, loc, anc], {"nms_threshold": 0.45})
+    # ROI pooling and align
+    fmap = f32(2, 4, 9, 11, seed=55)
+    rois = np.array([[0, 0, 0, 15, 10], [1, 3.3, 2.6, 17.4, 14.8], [0, 8, 4, 9, 5], [1, -2, -2, 30, 25],
+                     [0, 6.5, 6.5, 6.5, 6.5]], np.float32)
+    case("roi_pooling", "nd.ROIPooling", [fmap, rois], {"pooled_size": [3, 2], "spatial_scale": 0.5},
+         grad=[0])
+    case("npx_roi_pooling", "npx.roi_pooling", [fmap, rois], {"pooled_size": [2, 2], "spatial_scale": 0.6},
+         grad=[0])
+    case("roi_align", "nd.contrib.ROIAlign", [fmap, rois], {"pooled_size": [3, 2], "spatial_scale": 0.5,
+                                                           "sample_ratio": 2}, grad=[0])
+    case("roi_align_adaptive", "nd.contrib.ROIAlign", [fmap, rois[:4]],
+         {"pooled_size": [2, 2], "spatial_scale": 0.5}, grad=[0])
+    case("roi_align_aligned", "nd.contrib.ROIAlign", [fmap, rois[:2]],
+         {"pooled_size": [2, 3], "spatial_scale": 0.5, "sample_ratio": 3, "aligned": True}, grad=[0])
+    case("roi_align_ps", "nd.contrib.ROIAlign", [f32(2, 8, 6, 6, seed=56), rois[:3]],
+         {"pooled_size": [2, 2], "spatial_scale": 0.3, "sample_ratio": 2, "position_sensitive": True},
+         grad=[0])
+    # resizing and adaptive pooling
+    img = f32(2, 3, 5, 7, seed=57)
+    for name, kw in [("size", {"height": 8, "width": 4}),
+                     ("size_nocorner", {"height": 9, "width": 12, "align_corners": False}),
+                     ("scale", {"scale_height": 1.5, "scale_width": 0.6}),
+                     ("odd_scale", {"mode": "odd_scale", "scale_height": 2.0, "scale_width": 0.5}),
+                     ("to_even_down", {"mode": "to_even_down"}), ("to_even_up", {"mode": "to_even_up"}),
+                     ("to_odd_down", {"mode": "to_odd_down", "align_corners": False}),
+                     ("to_odd_up", {"mode": "to_odd_up"})]:
+        case("bilinear_resize_" + name, "nd.contrib.BilinearResize2D", [img], kw, grad=[0])
+    case("bilinear_resize_like", "nd.contrib.BilinearResize2D", [img, f32(2, 3, 3, 10, seed=58)],
+         {"mode": "like"}, grad=[0, 1])
+    case("adaptive_avg_pool", "nd.contrib.AdaptiveAvgPooling2D", [img], {"output_size": [3, 4]}, grad=[0])
+    case("adaptive_avg_pool_1", "nd.contrib.AdaptiveAvgPooling2D", [img], grad=[0])
+    case("adaptive_avg_pool_up", "nd.contrib.AdaptiveAvgPooling2D", [img], {"output_size": 9}, grad=[0])
+
+
 def build() -> None:
     tensor_ops()
+    detection()
