@@ -9,8 +9,8 @@ outputs are ``<case>.out<j>``, and for differentiable cases a random head gradie
 MXNet's input gradients (``<case>.grad<i>``). ``npx.*`` cases run on ``mx.np`` arrays, the others on
 ``mx.nd`` arrays. ``__cases__`` holds the case table as JSON. ``tests/ops_reference.py`` replays them.
 
-Cases whose keyword arguments name a function (``foreach``, ``while_loop``, ``cond``) name it by a key of
-``BODIES`` in ``tests/ops_reference.py``; the same small functions are defined here.
+Control-flow cases (``foreach``, ``while_loop``, ``cond``) name their functions by keys of ``BODIES`` in
+``ops_cases.py``; ``tests/ops_reference.py`` defines the same small functions for the replay.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import mxnet as mx  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ops_cases import BODIES, CASES, build  # noqa: E402
+from ops_cases import CASES, build, invoke  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[2] / "tests" / "reference" / "ops" / "ops.npz"
 
@@ -43,14 +43,9 @@ def resolve(path: str):
     return obj
 
 
-def _convert(v, mod):
-    """A keyword argument for MXNet: lists become tuples; ``{"body": key}`` the function; ``{"array": i}``
-    one of the inputs (for arguments that are arrays but not positional)."""
-    if isinstance(v, list):
-        return tuple(v)
-    if isinstance(v, dict) and "body" in v:
-        return BODIES[v["body"]](mod)
-    return v
+def _convert(v):
+    """A keyword argument for MXNet: lists become tuples."""
+    return tuple(v) if isinstance(v, list) else v
 
 
 class _null:
@@ -85,11 +80,14 @@ def run() -> None:
         args = [mod.array(a, dtype=a.dtype) for a in inputs]
         for i in grad:
             args[i].attach_grad()
-        mx_kw = {k: _convert(v, mod) for k, v in kw.items()}
+        mx_kw = {k: _convert(v) for k, v in kw.items()}
         call_args = [args[:nlist]] + args[nlist:] if nlist else args
         try:
             with mx.autograd.record(train_mode=train) if (grad or train) else _null():
-                res = fn(*call_args, **mx_kw)
+                if extra.get("call"):
+                    res = invoke(fn, extra["call"], mod, args, mx_kw)
+                else:
+                    res = fn(*call_args, **mx_kw)
                 outs = _flatten(res)
         except mx.base.MXNetError as e:
             failed.append(f"{name}: {str(e).strip().splitlines()[-1]}")

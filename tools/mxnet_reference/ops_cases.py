@@ -28,36 +28,63 @@ def case(name, op, inputs, kwargs=None, grad=(), **extra):
 
 
 def _foreach_body(F):
-    def body(data, states):
-        out = data * 2 + states[0]
-        return out, [states[0] + data]
+    def body(x, states):
+        h = F.tanh(x * 2 + states[0] * 0.5)
+        return [h, x * states[0]], [h]
+    return body
+
+
+def _foreach_single(F):
+    def body(x, states):
+        return x + states[0] * states[1], [states[0] * 0.9 + x, states[1]]
     return body
 
 
 def _while_cond(F):
     def cond(i, s):
-        return i < 3
+        return F.sum(i) < 3
     return cond
 
 
 def _while_body(F):
     def body(i, s):
-        return s * 2, (i + 1, s * 2 + 1)
+        return s * 2, (i + 1, F.sin(s) * 2 + 1)
     return body
 
 
-def _cond_pred(F):
-    def pred(x, y):
-        return F.sum(x) > F.sum(y)
-    return pred
+def _cond_then(F):
+    def then(x, y):
+        return x * y + 1
+    return then
+
+
+def _cond_else(F):
+    def other(x, y):
+        return [x - y, F.exp(y)]
+    return other
 
 
 BODIES = {
     "foreach_body": _foreach_body,
+    "foreach_single": _foreach_single,
     "while_cond": _while_cond,
     "while_body": _while_body,
-    "cond_pred": _cond_pred,
+    "cond_then": _cond_then,
+    "cond_else": _cond_else,
 }
+
+
+def invoke(fn, call, F, inputs, kw):
+    """Call a control-flow operator: ``call`` says which, the functions are ``BODIES`` built for ``F``."""
+    if call == "foreach":
+        return fn(BODIES[kw["__body__"]](F), inputs[0], list(inputs[1:]))
+    if call == "while_loop":
+        return fn(BODIES[kw["__cond__"]](F), BODIES[kw["__body__"]](F), list(inputs),
+                  max_iterations=kw["max_iterations"])
+    if call == "cond":
+        then, other = BODIES[kw["__then__"]](F), BODIES[kw["__else__"]](F)
+        return fn(inputs[0], lambda: then(*inputs[1:]), lambda: other(*inputs[1:]))
+    raise ValueError(f"unknown control-flow call {call!r}")
 
 
 def tensor_ops() -> None:
@@ -209,6 +236,23 @@ def detection() -> None:
     case("adaptive_avg_pool_up", "nd.contrib.AdaptiveAvgPooling2D", [img], {"output_size": 9}, grad=[0])
 
 
+def control_flow() -> None:
+    """foreach, while_loop, cond with MXNet's imperative (NDArray) semantics."""
+    x = f32(4, 2, 3, seed=60)
+    case("foreach", "nd.contrib.foreach", [x, f32(2, 3, seed=61)], {"__body__": "foreach_body"}, grad=[0, 1],
+         call="foreach")
+    case("foreach_single", "nd.contrib.foreach", [x[:, 0], f32(3, seed=62), f32(3, seed=63)],
+         {"__body__": "foreach_single"}, grad=[0, 1, 2], call="foreach")
+    case("while_loop", "nd.contrib.while_loop", [np.zeros(1, np.float32), f32(2, seed=64)],
+         {"__cond__": "while_cond", "__body__": "while_body", "max_iterations": 3}, grad=[1],
+         call="while_loop", no_head=[1])
+    case("cond_then", "nd.contrib.cond", [np.ones(1, np.float32), f32(3, seed=65), f32(3, seed=66)],
+         {"__then__": "cond_then", "__else__": "cond_then"}, grad=[1, 2], call="cond")
+    case("cond_else", "nd.contrib.cond", [np.zeros(1, np.float32), f32(3, seed=65), f32(3, seed=66)],
+         {"__then__": "cond_else", "__else__": "cond_else"}, grad=[1, 2], call="cond")
+
+
 def build() -> None:
     tensor_ops()
     detection()
+    control_flow()

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .control_flow import *  # noqa: F403
+from .control_flow import __all__ as _control_flow_all
 from .detection import *  # noqa: F403
 from .detection import __all__ as _detection_all
 
-__all__ = [*_detection_all]
+__all__ = [*_control_flow_all, *_detection_all]
 
 
 def __getattr__(name: str) -> Any:
