@@ -22,6 +22,8 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from ..autograd import mode as _mode
+from ..np import random as _random
 from ..npx import activations as _act
 from ..npx import conv as _conv
 from ..npx import dense as _dense
@@ -91,16 +93,24 @@ def Pooling(data: jax.Array, kernel: Any = None, pool_type: str = "max", global_
 
 
 @nd_op
+def _batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma, use_global_stats,
+                output_mean_var, axis, cudnn_off, training):
+    return _norm.batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma,
+                            use_global_stats, output_mean_var, axis, cudnn_off, training=training)
+
+
 def BatchNorm(data: jax.Array, gamma: jax.Array, beta: jax.Array, moving_mean: jax.Array,
               moving_var: jax.Array, eps: float = 1e-3, momentum: float = 0.9, fix_gamma: bool = True,
               use_global_stats: bool = False, output_mean_var: bool = False, axis: int = 1,
               cudnn_off: bool = False, min_calib_range: float | None = None,
-              max_calib_range: float | None = None) -> Any:
+              max_calib_range: float | None = None, name: str | None = None, out: Any = None) -> Any:
     """Batch statistics in training mode (``autograd.record()``/``train_mode()``), the moving ones
     otherwise. The moving arrays are not modified (jax arrays are immutable): a 1.x ``hybrid_forward``
-    that needs updated statistics uses ``gluon.nn.BatchNorm``."""
-    return _norm.batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma,
-                            use_global_stats, output_mean_var, axis, cudnn_off)
+    that needs updated statistics uses ``gluon.nn.BatchNorm``. The mode is read when called, so a
+    recorded call is replayed (for ``backward``) in the mode it was recorded in."""
+    return _batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma,
+                       use_global_stats, output_mean_var, axis, cudnn_off, _mode.is_training(), name=name,
+                       out=out)
 
 
 @nd_op
@@ -124,10 +134,17 @@ def GroupNorm(data: jax.Array, gamma: jax.Array, beta: jax.Array, num_groups: in
 
 
 @nd_op
+def _dropout(data, p, mode, axes, cudnn_off, training, key):
+    return _drop.dropout(data, p, mode, axes, cudnn_off, key=key, training=training)
+
+
 def Dropout(data: jax.Array, p: float = 0.5, mode: str = "training", axes: Sequence[int] = (),
-            cudnn_off: bool = False) -> jax.Array:
-    """Dropout in training mode (or always, ``mode='always'``); kept values scaled by 1/(1-p)."""
-    return _drop.dropout(data, p, mode, axes, cudnn_off)
+            cudnn_off: bool = False, name: str | None = None, out: Any = None) -> jax.Array:
+    """Dropout in training mode (or always, ``mode='always'``); kept values scaled by 1/(1-p). The mode
+    and the random key are taken when called, so a recorded call replays with the same mask."""
+    training = _mode.is_training()
+    key = _random.next_key() if (mode == "always" or training) and 0.0 < float(p) < 1.0 else None
+    return _dropout(data, p, mode, axes, cudnn_off, training, key, name=name, out=out)
 
 
 @nd_op

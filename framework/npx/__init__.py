@@ -43,9 +43,36 @@ __all__ = [
 ]
 
 
+def _mode_when_called(fn, draws_key: bool):
+    """``fn`` (batch_norm, dropout) with ``training`` (and dropout's ``key``) fixed when called, so that a
+    call recorded under ``autograd.record()`` replays for ``backward`` in its own mode, with its mask."""
+    import functools
+
+    from ..autograd import mode as _mode
+    from ..np import random as _rnd
+
+    rec = recordable(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args, training=None, **kwargs):
+        training = _mode.is_training() if training is None else bool(training)
+        if draws_key and kwargs.get("key") is None:
+            p = kwargs.get("p", args[1] if len(args) > 1 else 0.5)
+            mode = kwargs.get("mode", args[2] if len(args) > 2 else "training")
+            if (mode == "always" or training) and 0.0 < float(p) < 1.0:
+                kwargs["key"] = _rnd.next_key()
+        return rec(*args, training=training, **kwargs)
+
+    return wrapper
+
+
 def _make_recordable() -> None:
     for _name in _ops_all:
-        globals()[_name] = recordable(globals()[_name])
+        fn = globals()[_name]
+        if _name in ("batch_norm", "dropout"):
+            globals()[_name] = _mode_when_called(fn, draws_key=_name == "dropout")
+        else:
+            globals()[_name] = recordable(fn)
 
 
 _make_recordable()

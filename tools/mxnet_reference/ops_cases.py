@@ -252,7 +252,53 @@ def control_flow() -> None:
          {"__then__": "cond_else", "__else__": "cond_else"}, grad=[1, 2], call="cond")
 
 
+def contrib_tensor() -> None:
+    """nd.contrib's smaller operators, the transformer helpers, CTC."""
+    x = f32(3, 4, seed=70, lo=-3, hi=3)
+    case("arange_like", "nd.contrib.arange_like", [x], {"start": 2, "step": 0.5, "repeat": 2})
+    case("arange_like_axis", "nd.contrib.arange_like", [x], {"axis": 1, "start": -1})
+    case("index_copy", "nd.contrib.index_copy", [x, np.array([2, 0], np.float32), f32(2, 4, seed=71)],
+         grad=[0, 2])
+    case("index_array", "nd.contrib.index_array", [f32(2, 3, 2, seed=72)])
+    case("index_array_axes", "nd.contrib.index_array", [f32(2, 3, 2, seed=72)], {"axes": [2, 0]})
+    case("quadratic", "nd.contrib.quadratic", [x], {"a": 2.0, "b": -3.0, "c": 1.5}, grad=[0])
+    case("div_sqrt_dim", "nd.contrib.div_sqrt_dim", [x], grad=[0])
+    special = np.array([1.0, np.inf, -np.inf, np.nan, -2.0], np.float32)
+    for op in ["isfinite", "isinf", "isnan"]:
+        case(op, "nd.contrib." + op, [special])
+    case("allclose", "nd.contrib.allclose", [x, x + 1e-6])
+    case("allclose_not", "nd.contrib.allclose", [x, x + 1e-2], {"rtol": 1e-4, "atol": 1e-4})
+    halves = np.array([0.5, 1.5, 2.5, -0.5, -1.7, 0.2], np.float32)
+    case("round_ste", "nd.contrib.round_ste", [halves], grad=[0])
+    case("sign_ste", "nd.contrib.sign_ste", [halves], grad=[0])
+    case("gradientmultiplier", "nd.contrib.gradientmultiplier", [x], {"scalar": -0.5}, grad=[0])
+    qkv = f32(3, 2, 24, seed=73)
+    case("selfatt_qk", "nd.contrib.interleaved_matmul_selfatt_qk", [qkv], {"heads": 2}, grad=[0])
+    case("selfatt_valatt", "nd.contrib.interleaved_matmul_selfatt_valatt", [qkv, f32(4, 3, 3, seed=74)],
+         {"heads": 2}, grad=[0, 1])
+    q, kv = f32(3, 2, 8, seed=75), f32(5, 2, 16, seed=76)
+    case("encdec_qk", "nd.contrib.interleaved_matmul_encdec_qk", [q, kv], {"heads": 2}, grad=[0, 1])
+    case("encdec_valatt", "nd.contrib.interleaved_matmul_encdec_valatt", [kv, f32(4, 3, 5, seed=77)],
+         {"heads": 2}, grad=[0, 1])
+    acts = f32(6, 3, 5, seed=78, lo=-2, hi=2)
+    lab_first = np.array([[1, 2, 2, 0], [3, 0, 0, 0], [4, 1, 3, 2]], np.float32)
+    case("ctc", "nd.CTCLoss", [acts, lab_first], grad=[0])
+    case("ctc_last", "nd.ctc_loss", [acts, np.array([[0, 1, -1], [3, 3, 2], [2, -1, -1]], np.float32)],
+         {"blank_label": "last"}, grad=[0])
+    case("ctc_lengths", "nd.contrib.CTCLoss",
+         [acts, lab_first, np.array([6, 4, 5], np.float32), np.array([2, 1, 3], np.float32)],
+         {"use_data_lengths": True, "use_label_lengths": True}, grad=[0])
+    bn_in = [f32(2, 3, 4, 4, seed=79), f32(3, seed=80, lo=0.5, hi=1.5), f32(3, seed=81),
+             f32(3, seed=82), f32(3, seed=83, lo=0.5, hi=1.5)]
+    case("sync_bn_train", "nd.contrib.SyncBatchNorm", bn_in,
+         {"fix_gamma": False, "key": "bn0", "__train__": True}, grad=[0, 1, 2])
+    case("sparse_embedding", "nd.contrib.SparseEmbedding", [np.array([[0, 2], [1, 1]], np.float32),
+                                                            f32(3, 4, seed=84)],
+         {"input_dim": 3, "output_dim": 4})  # MXNet's backward needs a row-sparse weight
+
+
 def build() -> None:
     tensor_ops()
     detection()
     control_flow()
+    contrib_tensor()

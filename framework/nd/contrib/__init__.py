@@ -18,8 +18,10 @@ from .control_flow import *  # noqa: F403
 from .control_flow import __all__ as _control_flow_all
 from .detection import *  # noqa: F403
 from .detection import __all__ as _detection_all
+from .tensor import *  # noqa: F403
+from .tensor import __all__ as _tensor_all
 
-__all__ = [*_control_flow_all, *_detection_all]
+__all__ = [*_control_flow_all, *_detection_all, *_tensor_all]
 
 
 def __getattr__(name: str) -> Any:
