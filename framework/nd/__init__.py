@@ -32,6 +32,8 @@ from .creation import *  # noqa: F403
 from .creation import __all__ as _creation_all
 from .ctc import *  # noqa: F403
 from .ctc import __all__ as _ctc_all
+from .fused_rnn import *  # noqa: F403
+from .fused_rnn import __all__ as _rnn_all
 from .indexing import *  # noqa: F403
 from .indexing import __all__ as _indexing_all
 from .nn import *  # noqa: F403
@@ -59,8 +61,8 @@ globals().update(_RANDOM_ALIASES)
 
 __all__ = [
     "NDArray", "save", "load", "waitall", "contrib", "linalg", "random",
-    *_arith_all, *_creation_all, *_ctc_all, *_indexing_all, *_nn_all, *_reduction_all, *_sequence_all,
-    *_shape_all, *_sort_all, *_vision_all, *_LINALG_ALIASES, *_RANDOM_ALIASES,
+    *_arith_all, *_creation_all, *_ctc_all, *_rnn_all, *_indexing_all, *_nn_all, *_reduction_all,
+    *_sequence_all, *_shape_all, *_sort_all, *_vision_all, *_LINALG_ALIASES, *_RANDOM_ALIASES,
 ]
 
 

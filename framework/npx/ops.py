@@ -2,7 +2,7 @@
 
 Each family lives in its own module (``activations``, ``conv``, ``pool``, ``normalization``, ``drop``,
 ``dense``, ``indexing``, ``shape``, ``special``, ``tensor_ops``, ``roi``,
-``multibox``; no module is named like a function, so
+``multibox``, ``fused_rnn``; no module is named like a function, so
 ``import framework.npx.conv`` is never shadowed). ``framework.npx`` star-imports this catalogue and
 makes each operator record under ``autograd.record``; layers call the module functions directly.
 
@@ -30,6 +30,7 @@ from .activations import (
 from .conv import convolution, deconvolution
 from .dense import fully_connected
 from .drop import dropout
+from .fused_rnn import rnn
 from .indexing import embedding, one_hot, pick, sequence_mask, topk
 from .multibox import multibox_detection, multibox_prior, multibox_target
 from .normalization import batch_norm, group_norm, instance_norm, layer_norm, update_running_stat
@@ -68,4 +69,6 @@ __all__ = [
     "constraint_check",
     # detection
     "roi_pooling", "multibox_prior", "multibox_target", "multibox_detection",
+    # fused_rnn
+    "rnn",
 ]

@@ -297,8 +297,33 @@ def contrib_tensor() -> None:
          {"input_dim": 3, "output_dim": 4})  # MXNet's backward needs a row-sparse weight
 
 
+def _rnn_size(mode, c, h, layers, dirs):
+    g = {"lstm": 4, "gru": 3, "rnn_relu": 1, "rnn_tanh": 1}[mode]
+    return sum(dirs * g * h * ((c if i == 0 else h * dirs) + h + 2) for i in range(layers))
+
+
+def fused_rnn() -> None:
+    """MXNet's fused RNN operator over its packed parameters (recorded in training mode: MXNet's backward
+    needs the training-mode forward; p=0, so the mode changes nothing else)."""
+    x = f32(4, 2, 3, seed=90)
+    for mode, layers, dirs in [("lstm", 2, 2), ("gru", 2, 1), ("rnn_relu", 1, 2), ("rnn_tanh", 2, 1)]:
+        n = _rnn_size(mode, 3, 5, layers, dirs)
+        ins = [x, f32(n, seed=91, lo=-0.4, hi=0.4), f32(layers * dirs, 2, 5, seed=92)]
+        if mode == "lstm":
+            ins.append(f32(layers * dirs, 2, 5, seed=93))
+        kw = {"state_size": 5, "num_layers": layers, "mode": mode, "bidirectional": dirs == 2,
+              "state_outputs": True, "__train__": True}
+        case("rnn_" + mode, "nd.RNN", ins, kw, grad=list(range(len(ins))))
+    # lstm_state_clip_*: MXNet 1.9.1's oneDNN kernel ignores it and its own CPU kernel fails; no case
+    n = _rnn_size("gru", 3, 4, 1, 2)
+    case("npx_rnn", "npx.rnn", [x, f32(n, seed=97, lo=-0.5, hi=0.5), f32(2, 2, 4, seed=98)],
+         {"state_size": 4, "num_layers": 1, "mode": "gru", "bidirectional": True, "__train__": True},
+         grad=[0, 1, 2])
+
+
 def build() -> None:
     tensor_ops()
     detection()
     control_flow()
     contrib_tensor()
+    fused_rnn()
