@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -216,12 +217,44 @@ stop_gradient = BlockGrad
 @nd_op
 def UpSampling(*data: jax.Array, scale: int = 1, sample_type: str = "nearest", num_args: int = 1,
                num_filter: int = 0, multi_input_mode: str = "concat", workspace: int = 512) -> jax.Array:
-    """Nearest-neighbour upsampling of NCHW data by an integer ``scale`` ('bilinear' is not supported)."""
-    if sample_type != "nearest" or len(data) != 1:
-        raise ValueError("nd.UpSampling: only sample_type='nearest' with one input is supported; use "
-                         "jax.image.resize for bilinear resizing")
-    x = data[0]
-    return jnp.repeat(jnp.repeat(x, int(scale), axis=2), int(scale), axis=3)
+    """Upsampling of NCHW data by an integer ``scale``. ``'nearest'``: each input is repeated up to the
+    first input's size times ``scale``, then the inputs are concatenated on the channels (or summed,
+    ``multi_input_mode='sum'``). ``'bilinear'``: ``UpSampling(data, weight, ...)`` is MXNet's grouped
+    deconvolution with the (num_filter, 1, k, k) ``weight``, k = 2*scale - scale%2 (initialise it with
+    ``init.Bilinear()`` for bilinear interpolation).
+
+    >>> import jax.numpy as jnp
+    >>> UpSampling(jnp.ones((1, 1, 2, 2)), scale=2).shape
+    (1, 1, 4, 4)
+    """
+    scale = int(scale)
+    if sample_type == "bilinear":
+        if len(data) != 2:
+            raise ValueError("nd.UpSampling: sample_type='bilinear' takes two inputs, data and weight "
+                             f"(num_filter, 1, k, k); got {len(data)}")
+        x, weight = data
+        channels = int(num_filter) or x.shape[1]
+        k = 2 * scale - scale % 2
+        pad = math.ceil((scale - 1) / 2)
+        return _conv.deconvolution(x, weight, None, (k, k), (scale, scale), (), (pad, pad), (), (), channels,
+                                   channels, workspace, True)
+    if sample_type != "nearest":
+        raise ValueError(f"nd.UpSampling: sample_type={sample_type!r} must be 'nearest' or 'bilinear'")
+    if multi_input_mode not in ("concat", "sum"):
+        raise ValueError(f"nd.UpSampling: multi_input_mode={multi_input_mode!r} must be 'concat' or 'sum'")
+    out_h, out_w = data[0].shape[2] * scale, data[0].shape[3] * scale
+    ups = []
+    for x in data:
+        sh, sw = out_h // x.shape[2], out_w // x.shape[3]
+        if sh * x.shape[2] != out_h or sw * x.shape[3] != out_w:
+            raise ValueError(f"nd.UpSampling: input of shape {tuple(x.shape)} does not scale by an integer "
+                             f"to ({out_h}, {out_w})")
+        ups.append(jnp.repeat(jnp.repeat(x, sh, axis=2), sw, axis=3))
+    if len(ups) == 1:
+        return ups[0]
+    if multi_input_mode == "sum":
+        return functools.reduce(jnp.add, ups)
+    return jnp.concatenate(ups, axis=1)
 
 
 # ----------------------------------------------------------------------------- output layers

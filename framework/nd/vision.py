@@ -1,4 +1,6 @@
-"""MXNet 1.x's ``mx.nd`` vision operators beyond the core set: ``ROIPooling``.
+"""MXNet 1.x's ``mx.nd`` vision operators beyond the core set: ``ROIPooling``, ``Crop``, ``LRN``,
+``GridGenerator``, ``BilinearSampler``, ``SpatialTransformer``, ``Correlation``, ``im2col``, ``col2im``
+(the kernels live in :mod:`framework.npx.roi` and :mod:`framework.npx.spatial`).
 
 >>> import framework as mx
 >>> x = mx.nd.arange(16).reshape((1, 1, 4, 4))
@@ -9,8 +11,18 @@
 from __future__ import annotations
 
 from ..npx import roi as _roi
+from ..npx import spatial as _spatial
 from ._op import nd_op
 
-__all__ = ["ROIPooling"]
+__all__ = ["ROIPooling", "Crop", "LRN", "GridGenerator", "BilinearSampler", "SpatialTransformer",
+           "Correlation", "im2col", "col2im"]
 
 ROIPooling = nd_op(_roi.roi_pooling)
+Crop = nd_op(_spatial.crop)
+LRN = nd_op(_spatial.lrn)
+GridGenerator = nd_op(_spatial.grid_generator)
+BilinearSampler = nd_op(_spatial.bilinear_sampler)
+SpatialTransformer = nd_op(_spatial.spatial_transformer)
+Correlation = nd_op(_spatial.correlation)
+im2col = nd_op(_spatial.im2col)
+col2im = nd_op(_spatial.col2im)

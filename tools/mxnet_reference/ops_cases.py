@@ -321,9 +321,48 @@ def fused_rnn() -> None:
          grad=[0, 1, 2])
 
 
+def vision() -> None:
+    """mx.nd's spatial operators and UpSampling."""
+    img = f32(2, 3, 5, 6, seed=100)
+    case("crop_hw", "nd.Crop", [img], {"num_args": 1, "h_w": [3, 4], "offset": [1, 2]}, grad=[0])
+    case("crop_like", "nd.Crop", [img, f32(1, 1, 2, 3, seed=101)], {"num_args": 2, "center_crop": True},
+         grad=[0])
+    case("lrn", "nd.LRN", [f32(2, 6, 3, 3, seed=102)], {"nsize": 3, "alpha": 0.01, "beta": 0.6, "knorm": 1.5},
+         grad=[0])
+    theta = np.array([[0.9, 0.1, 0.05, -0.1, 1.1, -0.05], [0.5, 0.0, 0.2, 0.0, 0.7, 0.1]], np.float32)
+    case("grid_affine", "nd.GridGenerator", [theta], {"transform_type": "affine", "target_shape": [4, 5]},
+         grad=[0])
+    case("grid_warp", "nd.GridGenerator", [f32(2, 2, 3, 4, seed=103, lo=-2, hi=2)],
+         {"transform_type": "warp"}, grad=[0])
+    grid = f32(2, 2, 4, 3, seed=104, lo=-1.2, hi=1.2)
+    case("bilinear_sampler", "nd.BilinearSampler", [img, grid], grad=[0, 1])
+    case("spatial_transformer", "nd.SpatialTransformer", [img, theta],
+         {"target_shape": [4, 4], "transform_type": "affine", "sampler_type": "bilinear"}, grad=[0, 1])
+    a, b = f32(1, 3, 7, 8, seed=105), f32(1, 3, 7, 8, seed=106)
+    case("correlation", "nd.Correlation", [a, b], {"kernel_size": 1, "max_displacement": 2, "stride2": 1},
+         grad=[0, 1])
+    case("correlation_k3", "nd.Correlation", [a, b], {"kernel_size": 3, "max_displacement": 2, "stride1": 2,
+                                                       "stride2": 2, "pad_size": 2, "is_multiply": False},
+         grad=[0, 1])
+    case("im2col", "nd.im2col", [img], {"kernel": [2, 3], "stride": [1, 2], "pad": [1, 0]}, grad=[0])
+    case("col2im", "nd.col2im", [f32(2, 12, 9, seed=107)],
+         {"output_size": [4, 5], "kernel": [2, 2], "stride": [1, 1], "pad": [0, 0], "dilate": [1, 2]},
+         grad=[0])
+    case("upsampling_nearest", "nd.UpSampling", [img], {"scale": 2, "sample_type": "nearest"}, grad=[0])
+    case("upsampling_multi", "nd.UpSampling", [img, f32(2, 2, 10, 12, seed=108)],
+         {"scale": 2, "sample_type": "nearest", "num_args": 2}, grad=[0, 1])
+    case("upsampling_sum", "nd.UpSampling", [img, f32(2, 3, 10, 12, seed=108)],
+         {"scale": 2, "sample_type": "nearest", "num_args": 2, "multi_input_mode": "sum"}, grad=[0, 1])
+    case("upsampling_bilinear", "nd.UpSampling", [img, f32(3, 1, 4, 4, seed=109)],
+         {"scale": 2, "sample_type": "bilinear", "num_filter": 3, "num_args": 2}, grad=[0, 1])
+    case("upsampling_bilinear3", "nd.UpSampling", [img, f32(3, 1, 5, 5, seed=110)],
+         {"scale": 3, "sample_type": "bilinear", "num_filter": 3, "num_args": 2}, grad=[0])
+
+
 def build() -> None:
     tensor_ops()
     detection()
     control_flow()
     contrib_tensor()
     fused_rnn()
+    vision()
