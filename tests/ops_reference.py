@@ -78,6 +78,11 @@ def invoke(fn, call, F, inputs, kw):
     if call == "while_loop":
         return fn(BODIES[kw["__cond__"]](F), BODIES[kw["__body__"]](F), list(inputs),
                   max_iterations=kw["max_iterations"])
+    if call == "multi_lists":  # multi_adamw/lamb: lists of weights, grads, means, vars (, weights32)
+        n, k = kw["__n__"], kw["__lists__"]
+        lists = [list(inputs[i * n:(i + 1) * n]) for i in range(k)]
+        rest = {key: v for key, v in kw.items() if not key.startswith("__")}
+        return fn(*lists, *inputs[k * n:], **rest)
     if call == "cond":
         then, other = BODIES[kw["__then__"]](F), BODIES[kw["__else__"]](F)
         return fn(inputs[0], lambda: then(*inputs[1:]), lambda: other(*inputs[1:]))

@@ -38,6 +38,8 @@ from .indexing import *  # noqa: F403
 from .indexing import __all__ as _indexing_all
 from .nn import *  # noqa: F403
 from .nn import __all__ as _nn_all
+from .optimizer_ops import *  # noqa: F403
+from .optimizer_ops import __all__ as _optimizer_all
 from .reduction import *  # noqa: F403
 from .reduction import __all__ as _reduction_all
 from .sequence import *  # noqa: F403
@@ -61,8 +63,9 @@ globals().update(_RANDOM_ALIASES)
 
 __all__ = [
     "NDArray", "save", "load", "waitall", "contrib", "linalg", "random",
-    *_arith_all, *_creation_all, *_ctc_all, *_rnn_all, *_indexing_all, *_nn_all, *_reduction_all,
-    *_sequence_all, *_shape_all, *_sort_all, *_vision_all, *_LINALG_ALIASES, *_RANDOM_ALIASES,
+    *_arith_all, *_creation_all, *_ctc_all, *_rnn_all, *_indexing_all, *_nn_all, *_optimizer_all,
+    *_reduction_all, *_sequence_all, *_shape_all, *_sort_all, *_vision_all, *_LINALG_ALIASES,
+    *_RANDOM_ALIASES,
 ]
 
 

@@ -81,6 +81,10 @@ def run() -> None:
         for i in grad:
             args[i].attach_grad()
         mx_kw = {k: _convert(v) for k, v in kw.items()}
+        if "out_is" in extra:  # out= the weight itself, as MXNet's optimizers call it
+            mx_kw["out"] = args[extra["out_is"]]
+        if extra.get("out_like"):  # MXNet's multi-tensor updates need out= to know their outputs
+            mx_kw["out"] = [mod.zeros_like(args[i]) for i in extra["out_like"]]
         call_args = [args[:nlist]] + args[nlist:] if nlist else args
         try:
             with mx.autograd.record(train_mode=train) if (grad or train) else _null():
@@ -89,6 +93,8 @@ def run() -> None:
                 else:
                     res = fn(*call_args, **mx_kw)
                 outs = _flatten(res)
+                # MXNet updates these inputs in place (optimizer states): they are outputs too
+                outs = outs + [args[i] for i in extra.get("mutated", [])]
         except mx.base.MXNetError as e:
             failed.append(f"{name}: {str(e).strip().splitlines()[-1]}")
             continue

@@ -81,6 +81,11 @@ def invoke(fn, call, F, inputs, kw):
     if call == "while_loop":
         return fn(BODIES[kw["__cond__"]](F), BODIES[kw["__body__"]](F), list(inputs),
                   max_iterations=kw["max_iterations"])
+    if call == "multi_lists":  # multi_adamw/lamb: lists of weights, grads, means, vars (, weights32)
+        n, k = kw["__n__"], kw["__lists__"]
+        lists = [list(inputs[i * n:(i + 1) * n]) for i in range(k)]
+        rest = {key: v for key, v in kw.items() if not key.startswith("__")}
+        return fn(*lists, *inputs[k * n:], **rest)
     if call == "cond":
         then, other = BODIES[kw["__then__"]](F), BODIES[kw["__else__"]](F)
         return fn(inputs[0], lambda: then(*inputs[1:]), lambda: other(*inputs[1:]))
@@ -359,6 +364,85 @@ def vision() -> None:
          {"scale": 3, "sample_type": "bilinear", "num_filter": 3, "num_args": 2}, grad=[0])
 
 
+def updates() -> None:
+    """Optimizer update operators (MXNet mutates the states: they are compared as outputs)."""
+    w, g = f32(2, 3, seed=120), f32(2, 3, seed=121, lo=-3, hi=3)
+    pos = f32(2, 3, seed=122, lo=0.1, hi=1.0)
+    s1, s2, s3 = f32(2, 3, seed=123), pos, f32(2, 3, seed=124)
+    hp = {"lr": 0.1, "wd": 0.01, "rescale_grad": 0.5}
+    clip = {**hp, "clip_gradient": 0.4}
+    case("sgd_update", "nd.sgd_update", [w, g], hp)
+    case("sgd_update_clip", "nd.sgd_update", [w, g], clip)
+    case("sgd_mom_update", "nd.sgd_mom_update", [w, g, s1], {**clip, "momentum": 0.9}, mutated=[2])
+    case("nag_mom_update", "nd.nag_mom_update", [w, g, s1], {**hp, "momentum": 0.9}, mutated=[2])
+    case("nag_mom_update_clip", "nd.nag_mom_update", [w, g, s1], {**clip, "momentum": 0.8}, mutated=[2])
+    case("adam_update", "nd.adam_update", [w, g, s1, s2], {**clip, "beta1": 0.8, "epsilon": 1e-6},
+         mutated=[2, 3])
+    case("rmsprop_update", "nd.rmsprop_update", [w, g, s2], {**hp, "clip_weights": 0.5}, mutated=[2])
+    case("rmspropalex_update", "nd.rmspropalex_update", [w, g, s2 + 1, s1 * 0.1, s3],
+         {**clip, "gamma2": 0.8}, mutated=[2, 3, 4])
+    case("ftrl_update", "nd.ftrl_update", [w, g, s1, s2], {**hp, "lamda1": 0.05, "beta": 0.7}, mutated=[2, 3])
+    case("ftml_update", "nd.ftml_update", [w, g, s2, s2 * 0.5, s1], {**hp, "t": 3}, mutated=[2, 3, 4])
+    case("signsgd_update", "nd.signsgd_update", [w, g], hp)
+    case("signum_update", "nd.signum_update", [w, g, s1], {**clip, "momentum": 0.7, "wd_lh": 0.02},
+         mutated=[2])
+    case("lamb_phase1", "nd.lamb_update_phase1", [w, g, s1, s2], {"t": 4, "wd": 0.01, "clip_gradient": 1.0},
+         mutated=[2, 3])
+    case("lamb_phase1_nobias", "nd.lamb_update_phase1", [w, g, s1, s2],
+         {"t": 2, "wd": 0.01, "bias_correction": False}, mutated=[2, 3])
+    r1, r2 = np.array([2.0], np.float32), np.array([0.5], np.float32)
+    case("lamb_phase2", "nd.lamb_update_phase2", [w, g, r1, r2],
+         {"lr": 0.1, "lower_bound": 0.1, "upper_bound": 1.5})
+    half, w32 = w.astype(np.float16), w.copy()
+    case("mp_sgd_update", "nd.mp_sgd_update", [half, g.astype(np.float16), w32], hp, mutated=[2])
+    case("mp_sgd_mom_update", "nd.mp_sgd_mom_update", [half, g.astype(np.float16), s1, w32],
+         {**hp, "momentum": 0.9}, mutated=[2, 3])
+    case("mp_nag_mom_update", "nd.mp_nag_mom_update", [half, g.astype(np.float16), s1, w32],
+         {**hp, "momentum": 0.9}, mutated=[2, 3])
+    case("mp_lamb_phase1", "nd.mp_lamb_update_phase1", [half, g.astype(np.float16), s1, s2, w32],
+         {"t": 4, "wd": 0.01}, mutated=[2, 3])
+    case("mp_lamb_phase2", "nd.mp_lamb_update_phase2", [half, g, np.array([2.0], np.float32),
+                                                         np.array([0.5], np.float32), w32], {"lr": 0.1})
+    w2, g2, m2 = f32(4, seed=125), f32(4, seed=126), f32(4, seed=127)
+    case("multi_sgd_update", "nd.multi_sgd_update", [w, g, w2, g2],
+         {"lrs": [0.1, 0.2], "wds": [0.0, 0.01], "num_weights": 2, "rescale_grad": 0.5}, out_like=[0, 2])
+    case("multi_sgd_mom_update", "nd.multi_sgd_mom_update", [w, g, s1, w2, g2, m2],
+         {"lrs": [0.1, 0.2], "wds": [0.0, 0.01], "num_weights": 2, "momentum": 0.9, "clip_gradient": 0.5},
+         mutated=[2, 5], out_like=[0, 3])
+    case("multi_mp_sgd_update", "nd.multi_mp_sgd_update",
+         [half, g.astype(np.float16), w32, w2.astype(np.float16), g2.astype(np.float16), w2],
+         {"lrs": [0.1, 0.2], "wds": [0.0, 0.01], "num_weights": 2}, mutated=[2, 5], out_like=[0, 3])
+    case("multi_mp_sgd_mom_update", "nd.multi_mp_sgd_mom_update",
+         [half, g.astype(np.float16), s1, w32, w2.astype(np.float16), g2.astype(np.float16), m2, w2],
+         {"lrs": [0.1, 0.2], "wds": [0.0, 0.01], "num_weights": 2, "momentum": 0.9}, mutated=[2, 6, 3, 7],
+         out_like=[0, 4])
+    lrs, wds = np.array([0.1, 0.2], np.float32), np.array([0.0, 0.01], np.float32)
+    case("preloaded_multi_sgd_mom_update", "nd.preloaded_multi_sgd_mom_update",
+         [w, g, s1, w2, g2, m2, lrs, wds], {"num_weights": 2, "momentum": 0.9}, mutated=[2, 5],
+         out_like=[0, 3])
+    case("preloaded_multi_sgd_update", "nd.preloaded_multi_sgd_update", [w, g, w2, g2, lrs, wds],
+         {"num_weights": 2}, out_like=[0, 2])
+    case("multi_sum_sq", "nd.multi_sum_sq", [w, g, w2], {"num_arrays": 3})
+    case("multi_lars", "nd.multi_lars",
+         [lrs, np.array([4.0, 0.0], np.float32), np.array([1.0, 2.0], np.float32), wds], {"eta": 0.01, "eps": 1e-8, "rescale_grad": 0.5})
+    case("all_finite", "nd.all_finite", [w])
+    case("all_finite_not", "nd.all_finite", [np.array([1.0, np.inf], np.float32)])
+    case("multi_all_finite", "nd.multi_all_finite", [w, np.array([np.nan], np.float32)], {"num_arrays": 2})
+    one = np.array([0.5], np.float32)
+    case("adamw_update", "nd.contrib.adamw_update", [w, g, s1, s2, one],
+         {"lr": 0.1, "eta": 0.5, "wd": 0.01, "clip_gradient": 0.8}, mutated=[2, 3])
+    case("adamw_update_skip", "nd.contrib.adamw_update", [w, g, s1, s2, np.array([np.inf], np.float32)],
+         {"lr": 0.1, "eta": 0.5}, mutated=[2, 3], out_is=0)  # skipped: out (the weight) keeps its value
+    case("mp_adamw_update", "nd.contrib.mp_adamw_update", [half, g.astype(np.float16), s1, s2, w32, one],
+         {"lr": 0.1, "eta": 0.5, "wd": 0.01}, mutated=[2, 3, 4])
+    case("multi_adamw_update", "nd.contrib.multi_adamw_update", [w, w2, g, g2, s1, m2, s2, m2 * m2, one],
+         {"__n__": 2, "__lists__": 4, "lrs": [0.1, 0.2], "wds": [0.0, 0.01], "etas": [1.0, 0.5]},
+         call="multi_lists", mutated=[4, 5, 6, 7], out_like=[0, 1])
+    case("multi_lamb_update", "nd.contrib.multi_lamb_update", [w, w2, g, g2, s1, m2, s2, m2 * m2],
+         {"__n__": 2, "__lists__": 4, "step_count": [3, 5], "lrs": [0.1, 0.2], "wds": [0.0, 0.01]},
+         call="multi_lists", mutated=[4, 5, 6, 7], out_like=[0, 1])
+
+
 def build() -> None:
     tensor_ops()
     detection()
@@ -366,3 +450,4 @@ def build() -> None:
     contrib_tensor()
     fused_rnn()
     vision()
+    updates()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import optimizer_ops as _optimizer_ops
 from .control_flow import *  # noqa: F403
 from .control_flow import __all__ as _control_flow_all
 from .detection import *  # noqa: F403
@@ -21,7 +22,9 @@ from .detection import __all__ as _detection_all
 from .tensor import *  # noqa: F403
 from .tensor import __all__ as _tensor_all
 
-__all__ = [*_control_flow_all, *_detection_all, *_tensor_all]
+globals().update({_n: getattr(_optimizer_ops, _n) for _n in _optimizer_ops.CONTRIB})
+
+__all__ = [*_control_flow_all, *_detection_all, *_tensor_all, *_optimizer_ops.CONTRIB]
 
 
 def __getattr__(name: str) -> Any:
