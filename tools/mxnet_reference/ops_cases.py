@@ -424,7 +424,8 @@ def updates() -> None:
          {"num_weights": 2}, out_like=[0, 2])
     case("multi_sum_sq", "nd.multi_sum_sq", [w, g, w2], {"num_arrays": 3})
     case("multi_lars", "nd.multi_lars",
-         [lrs, np.array([4.0, 0.0], np.float32), np.array([1.0, 2.0], np.float32), wds], {"eta": 0.01, "eps": 1e-8, "rescale_grad": 0.5})
+         [lrs, np.array([4.0, 0.0], np.float32), np.array([1.0, 2.0], np.float32), wds],
+         {"eta": 0.01, "eps": 1e-8, "rescale_grad": 0.5})
     case("all_finite", "nd.all_finite", [w])
     case("all_finite_not", "nd.all_finite", [np.array([1.0, np.inf], np.float32)])
     case("multi_all_finite", "nd.multi_all_finite", [w, np.array([np.nan], np.float32)], {"num_arrays": 2})
