@@ -38,3 +38,14 @@ def test_out_a_plain_array_is_refused_with_the_fix():
     w = nd.ones(2)
     with pytest.raises(TypeError, match=r"immutable.*w = nd.sgd_update"):
         nd.sgd_update(w, w, out=w, lr=0.1)
+
+
+def test_amp_multicast_and_random_out_fill():
+    from framework import nd as _nd
+
+    a, b = _nd.ones(2, dtype="float16"), _nd.ones(2)
+    assert [str(x.dtype) for x in _nd.amp_multicast(a, b, num_outputs=2)] == ["float32", "float32"]
+    assert [str(x.dtype) for x in _nd.amp_multicast(a, b, num_outputs=2, cast_narrow=True)] == ["float16"] * 2
+    v = autograd.attach_grad(_nd.zeros((2, 3)))
+    _nd.random.normal(0, 1, (2, 3), out=v)  # shape given positionally, as GluonCV's CenterNet does
+    assert v.shape == (2, 3) and float(onp.abs(onp.asarray(v)).sum()) > 0

@@ -444,6 +444,69 @@ def updates() -> None:
          call="multi_lists", mutated=[4, 5, 6, 7], out_like=[0, 1])
 
 
+def nd_rest() -> None:
+    """The rest of mx.nd: array functions, densities, decompositions, SVMOutput."""
+    x = f32(3, 4, seed=130, lo=-2, hi=2)
+    case("cumsum", "nd.cumsum", [x], {"axis": 1}, grad=[0])
+    case("cumsum_flat", "nd.cumsum", [x], grad=[0])
+    case("moveaxis", "nd.moveaxis", [f32(2, 3, 4, seed=131)], {"source": 0, "destination": 2}, grad=[0])
+    case("histogram", "nd.histogram", [f32(20, seed=132, lo=-1, hi=2)], {"bins": 4, "range": [0.0, 1.0]})
+    case("histogram_edges", "nd.histogram", [f32(20, seed=132, lo=-1, hi=2),
+                                              np.array([-1, 0, 0.5, 2], np.float32)])
+    case("khatri_rao", "nd.khatri_rao", [f32(2, 3, seed=133), f32(4, 3, seed=134)])  # no gradient in MXNet
+    idx = np.array([[1, 0, 1], [2, 1, 0]], np.float32)
+    case("ravel_multi_index", "nd.ravel_multi_index", [idx], {"shape": [2, 3]})
+    case("unravel_index", "nd.unravel_index", [np.array([5, 1, 3], np.float32)], {"shape": [2, 3]})
+    case("split_v2", "nd.split_v2", [f32(6, 2, seed=135)], {"indices_or_sections": [1, 3]}, grad=[0])
+    case("split_v2_sq", "nd.split_v2", [f32(3, 2, seed=135)],
+         {"indices_or_sections": 3, "squeeze_axis": True})
+    case("true_divide", "nd.true_divide", [x, f32(3, 4, seed=136, lo=0.5, hi=2)], grad=[0, 1])
+    case("true_divide_int", "nd.true_divide", [np.array([1, 5, -5], np.int32), np.array([2, 2, 2], np.int32)])
+    case("choose_element_0index", "nd.choose_element_0index", [x, np.array([3, 0, 1], np.float32)])
+    case("fill_element_0index", "nd.fill_element_0index", [x, np.array([9, 8, 7], np.float32),
+                                                            np.array([1, 3, 0], np.float32)])
+    case("concatenate", "nd.concatenate", [x, x], {"axis": 1, "__list__": 2})
+    case("amp_cast", "nd.amp_cast", [x], {"dtype": "float16"})
+    # amp_multicast: MXNet 1.9.1 with oneDNN cannot read the float16 result back ("unknown type for MKLDNN")
+    s = f32(2, 3, seed=137, lo=0.2, hi=3)
+    m, sd = f32(2, seed=138), f32(2, seed=139, lo=0.5, hi=2)
+    case("pdf_uniform", "nd.random_pdf_uniform", [s, np.array([0.0, 0.1], np.float32),
+                                                  np.array([3.0, 4.0], np.float32)], grad=[1, 2])
+    case("pdf_normal", "nd.random_pdf_normal", [s, m, sd], grad=[0, 1, 2])
+    case("pdf_normal_log", "nd.random_pdf_normal", [s, m, sd], {"is_log": True}, grad=[0, 1, 2])
+    case("pdf_gamma", "nd.random_pdf_gamma", [s, sd * 2, sd], grad=[0, 1, 2])
+    case("pdf_exponential", "nd.random_pdf_exponential", [s, sd], {"is_log": True}, grad=[0, 1])
+    counts = np.array([[0, 2, 5], [1, 3, 0]], np.float32)
+    case("pdf_poisson", "nd.random_pdf_poisson", [counts, sd * 2], grad=[1])
+    case("pdf_negative_binomial", "nd.random_pdf_negative_binomial",
+         [counts, np.array([2.0, 3.5], np.float32), np.array([0.3, 0.6], np.float32)], grad=[1, 2])
+    case("pdf_gen_negative_binomial", "nd.random_pdf_generalized_negative_binomial",
+         [counts, np.array([2.0, 3.5], np.float32), np.array([0.3, 0.6], np.float32)], {"is_log": True},
+         grad=[1, 2])
+    simplex = rs(140).dirichlet([1, 2, 3], (2, 2)).astype(np.float32)
+    alpha = np.array([[1.5, 2, 3], [0.7, 1, 2]], np.float32)
+    case("pdf_dirichlet", "nd.random_pdf_dirichlet", [simplex, alpha],
+         grad=[0, 1])
+    a = f32(2, 3, seed=141)
+    case("gelqf", "nd.linalg.gelqf", [a])
+    sym = f32(3, 3, seed=142)
+    sym = sym + sym.T
+    case("syevd", "nd.linalg.syevd", [sym])
+    sq = f32(2, 3, 3, seed=143)
+    case("extracttrian", "nd.linalg.extracttrian", [sq], grad=[0])
+    case("extracttrian_up", "nd.linalg.extracttrian", [sq], {"offset": 1}, grad=[0])
+    case("extracttrian_low", "nd.linalg.extracttrian", [sq], {"offset": -1})
+    case("extracttrian_upper", "nd.linalg.extracttrian", [sq], {"lower": False})
+    case("maketrian", "nd.linalg.maketrian", [f32(2, 6, seed=144)], grad=[0])
+    case("maketrian_off", "nd.linalg.maketrian", [f32(2, 3, seed=144)], {"offset": 1})
+    case("maketrian_low", "nd.linalg.maketrian", [f32(3, seed=145)], {"offset": -2})
+    logits = f32(3, 4, seed=146, lo=-2, hi=2)
+    lab = np.array([0, 3, 1], np.float32)
+    case("svm_output", "nd.SVMOutput", [logits, lab], grad=[0])
+    case("svm_output_l1", "nd.SVMOutput", [logits, lab], {"margin": 0.5, "regularization_coefficient": 2.0,
+                                                         "use_linear": True}, grad=[0])
+
+
 def build() -> None:
     tensor_ops()
     detection()
@@ -452,3 +515,4 @@ def build() -> None:
     fused_rnn()
     vision()
     updates()
+    nd_rest()
