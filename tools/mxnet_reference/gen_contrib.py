@@ -30,6 +30,11 @@ Writes to ``tests/reference/contrib/``:
 
 - ``data.npz``: ``contrib.data.IntervalSampler`` orders for a few (length, interval, rollover).
 
+- ``cnn.npz``: ``contrib.cnn`` layers with seeded weights (offsets of a few pixels, moving samples
+  across and out of the image): DeformableConvolution (outputs and the gradients of ``sum(y * w)``
+  for the parameters and the input) and ModulatedDeformableConvolution (outputs only: MXNet 1.9.1
+  has no CPU backward for it); the operators on hand-made offsets that land on the boundary rules.
+
 Each section is documented at its function. ``tests/gluon/contrib/`` builds the same networks.
 """
 
@@ -324,7 +329,57 @@ def gen_data() -> None:
     np.savez(OUT / "data.npz", **out)
 
 
-SECTIONS = {"nn": gen_nn, "estimator": gen_estimator, "rnn": gen_rnn, "data": gen_data}
+CNN_CASES = {
+    "dcn": ("cnn.DeformableConvolution(4, kernel_size=3, padding=1)", (2, 3, 6, 6), True),
+    "dcn_groups": ("cnn.DeformableConvolution(4, kernel_size=(3, 2), strides=2, padding=(1, 0), "
+                   "dilation=(2, 1), groups=2, num_deformable_group=3, activation='relu')", (2, 6, 7, 6),
+                   True),
+    "mdcn": ("cnn.ModulatedDeformableConvolution(4, kernel_size=3, padding=1)", (2, 3, 6, 6), False),
+    "mdcn_groups": ("cnn.ModulatedDeformableConvolution(2, kernel_size=3, strides=2, num_deformable_group=2, "
+                    "use_bias=False)", (1, 4, 7, 7), False),
+}
+
+
+def gen_cnn() -> None:
+    """``cnn.npz``: keys ``<case>:x|w|y|gx|grad:<param>|param:<param>`` (CNN_CASES), ``op:...``."""
+    from mxnet.gluon.contrib import cnn
+
+    out = {}
+    for i, (case, (source, shape, backward)) in enumerate(sorted(CNN_CASES.items())):
+        layer = eval(source, {"cnn": cnn})  # noqa: S307 (our own table)
+        layer.initialize()
+        rs = np.random.RandomState(50 + i)
+        x = rs.uniform(-1, 1, shape).astype(np.float32)
+        y = layer(mx.nd.array(x))
+        fill(layer, 60 + i)
+        out.update({f"{case}:x": x, f"{case}:repr": np.array(repr(layer)),
+                    f"{case}:names": np.array(sorted(layer.collect_params().keys()))})
+        for k, p in layer._collect_params_with_prefix().items():
+            out[f"{case}:param:{k}"] = p.data().asnumpy()
+        if backward:
+            w = rs.uniform(-1, 1, y.shape).astype(np.float32)
+            y, gx, grads = grads_of(layer, x, w)
+            out.update({f"{case}:w": w, f"{case}:gx": gx, **{f"{case}:{k}": v for k, v in grads.items()}})
+        else:
+            y = layer(mx.nd.array(x)).asnumpy()
+        out[f"{case}:y"] = y
+    # the operators on offsets that hit the boundary rules: integers, the last row/column, beyond
+    x = np.arange(2 * 4 * 5, dtype=np.float32).reshape(1, 2, 4, 5) / 10
+    offset = np.random.RandomState(70).choice([-1.5, -1.0, -0.5, 0.0, 0.25, 0.5, 1.0, 2.7, 3.5],
+                                              (1, 18, 4, 5)).astype(np.float32)
+    mask = np.random.RandomState(71).uniform(0, 2, (1, 9, 4, 5)).astype(np.float32)
+    weight = np.random.RandomState(72).uniform(-1, 1, (3, 2, 3, 3)).astype(np.float32)
+    args = dict(kernel=(3, 3), pad=(1, 1), num_filter=3, no_bias=True)
+    out.update({"op:x": x, "op:offset": offset, "op:mask": mask, "op:weight": weight,
+                "op:v1": mx.nd.contrib.DeformableConvolution(mx.nd.array(x), mx.nd.array(offset),
+                                                             mx.nd.array(weight), **args).asnumpy(),
+                "op:v2": mx.nd.contrib.ModulatedDeformableConvolution(
+                    mx.nd.array(x), mx.nd.array(offset), mx.nd.array(mask), mx.nd.array(weight),
+                    **args).asnumpy()})
+    np.savez(OUT / "cnn.npz", **out)
+
+
+SECTIONS = {"nn": gen_nn, "estimator": gen_estimator, "rnn": gen_rnn, "data": gen_data, "cnn": gen_cnn}
 
 
 def main(argv: list[str]) -> None:
