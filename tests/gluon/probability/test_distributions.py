@@ -125,16 +125,16 @@ def test_multivariate_and_simplex_distributions_against_scipy():
     alpha = onp.array([[0.5, 1.5, 2.0], [3.0, 1.0, 0.7]], onp.float32)
     v = onp.array([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]], onp.float32)
     d = mgp.Dirichlet(alpha)
-    onp.testing.assert_allclose(d.log_prob(v), [st.dirichlet(a).logpdf(b) for a, b in zip(alpha, v)],
+    onp.testing.assert_allclose(d.log_prob(v), [st.dirichlet(a).logpdf(b) for a, b in zip(alpha, v,
+                                                                                          strict=True)],
                                 rtol=1e-4)
     onp.testing.assert_allclose(d.entropy(), [st.dirichlet(a).entropy() for a in alpha], rtol=1e-4)
     onp.testing.assert_allclose(d.variance, [st.dirichlet(a).var() for a in alpha], rtol=1e-4)
     prob = onp.array([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]], onp.float32)
     counts = onp.array([[1.0, 0.0, 3.0], [2.0, 1.0, 1.0]], onp.float32)
     m = mgp.Multinomial(3, prob=prob, total_count=4)
-    onp.testing.assert_allclose(m.log_prob(counts), [st.multinomial(4, p).logpmf(c) for p, c in zip(prob,
-                                                                                                    counts)],
-                                rtol=1e-5)
+    want = [st.multinomial(4, p).logpmf(c) for p, c in zip(prob, counts, strict=True)]
+    onp.testing.assert_allclose(m.log_prob(counts), want, rtol=1e-5)
     c = mgp.Categorical(3, logit=jnp.log(prob) + 1.7)  # unnormalised logits
     onp.testing.assert_allclose(c.log_prob(jnp.array([2, 0])), onp.log([0.5, 0.6]), rtol=1e-5)
     onp.testing.assert_allclose(c.entropy(), [st.entropy(p) for p in prob], rtol=1e-5)
