@@ -18,7 +18,8 @@ import weakref
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["FrameworkError", "MXNetError", "UnknownArgumentError", "check_kwargs", "StrictKwargs"]
+__all__ = ["FrameworkError", "MXNetError", "UnknownArgumentError", "check_kwargs", "StrictKwargs",
+           "framework_class"]
 
 
 class FrameworkError(Exception):
@@ -70,14 +71,30 @@ def init_arguments(cls: type) -> frozenset[str]:
     return names
 
 
+def framework_class(cls: type) -> bool:
+    """Whether ``cls`` is defined in the framework's own package (not a user's subclass)."""
+    module = cls.__module__ or ""
+    return module == "framework" or module.startswith("framework.")
+
+
 class StrictKwargs:
-    """Mixin: a keyword argument that no constructor along the class's MRO names raises
-    :class:`UnknownArgumentError` before ``__init__`` runs (``**kwargs`` cannot swallow it)."""
+    """Mixin for the framework's own constructors: a keyword argument that no constructor along the
+    class's MRO names raises :class:`UnknownArgumentError` before ``__init__`` runs (``**kwargs``
+    cannot swallow it). A class defined outside the framework (a user's subclass) gets Python's own
+    rules: its ``__init__(**kwargs)`` may take and drop what it likes, as in MXNet.
+
+    >>> from framework import gluon
+    >>> class Mine(gluon.HybridBlock):
+    ...     def __init__(self, units, **kwargs):  # drops what it does not use
+    ...         super().__init__()
+    >>> type(Mine(3, last_gamma=True)).__name__
+    'Mine'
+    """
 
     __slots__ = ()
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        if kwargs:
+        if kwargs and framework_class(cls):
             check_kwargs(cls.__name__, kwargs, init_arguments(cls))
         return super().__new__(cls)
 

@@ -17,7 +17,7 @@ from framework.run import run_path
 
 HERE = Path(__file__).parent / "gcv_snippets"
 REFERENCE = Path(__file__).parents[1] / "reference" / "gcv"
-SNIPPETS = sorted(p.stem for p in HERE.glob("*.py"))
+SNIPPETS = sorted(p.stem for p in HERE.glob("*.txt"))
 
 
 def close(got, want, path="") -> None:
@@ -46,7 +46,7 @@ def private_cache(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("name", SNIPPETS)
 def test_snippet_matches_mxnet(name, capsys, private_cache):
-    run_path(HERE / f"{name}.py")
+    run_path(HERE / f"{name}.txt")
     captured = capsys.readouterr()
     got = json.loads(captured.out.strip().splitlines()[-1])
     want = json.loads((REFERENCE / f"{name}.json").read_text())

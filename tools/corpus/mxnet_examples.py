@@ -339,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
             within &= ok
             cells.append(f"{name}: {got:.4g} in [{lo:.4g}, {hi:.4g}]±{tol:.2g}{'' if ok else ' NO'}")
         if rc != 0:
-            err = [line for line in text.splitlines() if line.strip()][-1:] or ["?"]
+            err = [line for line in text.splitlines() if line.strip() and not line.startswith("[runner]")][-1:] or ["?"]
             notes.append(f"ours rc {rc}: {err[0][:200]}")
         within_all += within
         rows.append([ex.name, "yes" if rc == 0 else "no", "; ".join(cells), compiles[-1] if compiles else "-",

@@ -1,4 +1,4 @@
-"""Reference outputs for the MXNet 1.x programs under ``tests/port/gcv_snippets/`` (real MXNet 1.9.1).
+"""Reference outputs for the MXNet 1.x programs in ``tests/port/gcv_snippets/*.txt`` (MXNet 1.9.1).
 
     /tmp/mx/bin/python tools/mxnet_reference/gen_gcv.py
 
@@ -24,7 +24,7 @@ def main() -> None:
     import mxnet
 
     AREA.mkdir(parents=True, exist_ok=True)
-    for path in sorted(SNIPPETS.glob("*.py")):
+    for path in sorted(SNIPPETS.glob("*.txt")):
         proc = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, check=True,
                               cwd=SNIPPETS, timeout=600)
         value = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -3,18 +3,22 @@
 from .arrays import ArraysRule
 from .attach_grad import AttachGradRule
 from .context import ContextRule
+from .getitem import GetitemRule
 from .imports import ImportsRule
 from .isinstance_rule import IsinstanceRule
 from .methods import MethodsRule
+from .numpy_aliases import NumpyAliasRule
+from .scalars import ScalarsRule
 from .setitem import SetitemRule
 from .unported import UnportedScan
 from .version import VersionRule
 
-__all__ = ["ORDER", "ArraysRule", "AttachGradRule", "ContextRule", "ImportsRule", "IsinstanceRule",
-           "MethodsRule", "SetitemRule", "UnportedScan", "VersionRule"]
+__all__ = ["ORDER", "ArraysRule", "AttachGradRule", "ContextRule", "GetitemRule", "ImportsRule",
+           "IsinstanceRule", "MethodsRule", "NumpyAliasRule", "ScalarsRule", "SetitemRule", "UnportedScan",
+           "VersionRule"]
 
 # ArraysRule rewrites calls in place (no line moves) before UnportedScan reads the source (true line
 # numbers), so what it routes is not reported; AttachGradRule is last because it is the only rule that
-# adds lines.
-ORDER = (ArraysRule, UnportedScan, VersionRule, ImportsRule, IsinstanceRule, ContextRule, MethodsRule,
-         SetitemRule, AttachGradRule)
+# adds lines. NumpyAliasRule (numpy names NumPy 2 removed) also reports, so it comes early.
+ORDER = (ArraysRule, UnportedScan, NumpyAliasRule, VersionRule, ImportsRule, IsinstanceRule, ContextRule,
+         MethodsRule, ScalarsRule, SetitemRule, GetitemRule, AttachGradRule)

@@ -1,0 +1,322 @@
+"""Run "Dive into Deep Learning" (d2l-en, the MXNet tab) section by section on framework or on MXNet.
+
+    python tools/corpus/d2l.py [--repo GIT_DIR] [--engine framework|mxnet] [--data DIR]
+                               [--sections GLOB ...] [--jobs 2] [--timeout 900] [--out DIR]
+    python tools/corpus/d2l.py --summary DIR            # print the summary of a finished run again
+    python tools/corpus/d2l.py --compare FW_DIR MX_DIR  # final losses side by side
+
+Each section's MXNet cells (d2lbook's tab rules: ``d2l_extract``) run in order in a fresh process
+(``d2l_harness``), with d2l's helper library ``d2l/mxnet.py`` taken unchanged from the snapshot and, on
+framework, imported through ``framework.run``'s hook. Reductions are mechanical and recorded per cell:
+epoch counts above ``--epochs`` (default 1) are lowered, and every ``gluon.data.DataLoader`` yields at
+most ``--batches`` (default 4) batches. Failures are classified:
+
+- ``network``: the cell needs a download that the data folder does not hold (or any other connection);
+- ``data``: a local file the section reads is missing;
+- ``framework``: anything else (the traceback's innermost frame in framework, d2l or the cell is named);
+
+and a failure caused by an earlier failed cell (it reads a name that cell should have bound) takes that
+cell's class, marked ``(after cell N)``. The summary prints per chapter ok/total, the cells that need no
+network, and each failure's cause with ``file:line``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import fnmatch
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+
+from d2l_extract import Section, Snapshot, sections  # noqa: E402
+from d2l_prepare import names_bound, names_read, prepare  # noqa: E402
+
+DEFAULT_REPO = "/work/.mirror/d2l-ai+d2l-en/repo"
+
+
+def _materialise(snapshot: Snapshot, root: Path) -> Path:
+    """d2l's helper package (``d2l/__init__.py``, ``d2l/mxnet.py``) as the snapshot has it."""
+    pkg = root / "lib" / "d2l"
+    pkg.mkdir(parents=True, exist_ok=True)
+    for name in ("__init__.py", "mxnet.py"):
+        (pkg / name).write_text(snapshot.read(f"d2l/{name}"))
+    return root / "lib"
+
+
+def _engine_env(args, root: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    extra = [p for p in (args.extra_path or "").split(os.pathsep) if p]
+    if args.engine == "framework":
+        extra.append(str(ROOT))
+        home = root / "framework_home"
+        env["FRAMEWORK_HOME"] = str(home)
+        if args.data and (Path(args.data) / "fashion-mnist").is_dir():
+            target = home / "datasets" / "fashion-mnist"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if not target.exists():
+                shutil.copytree(Path(args.data) / "fashion-mnist", target)
+        env.setdefault("JAX_PLATFORMS", "cpu")
+    else:
+        home = root / "mxnet_home"
+        env["MXNET_HOME"] = str(home)
+        if args.data and (Path(args.data) / "fashion-mnist").is_dir():
+            target = home / "datasets" / "fashion-mnist"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if not target.exists():
+                shutil.copytree(Path(args.data) / "fashion-mnist", target)
+    env["PYTHONPATH"] = os.pathsep.join(extra + [p for p in [env.get("PYTHONPATH")] if p])
+    env["MPLBACKEND"] = "Agg"
+    env["PYTHONHASHSEED"] = "0"
+    return env
+
+
+def _run_section(args, section: Section, root: Path, lib: Path, env: dict, python: str) -> dict:
+    slug = section.name.replace("/", "__")
+    work = root / "work" / section.chapter
+    work.mkdir(parents=True, exist_ok=True)
+    results = root / "results" / f"{slug}.jsonl"
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.unlink(missing_ok=True)
+    cells = []
+    for c in section.cells:
+        src, notes = prepare(c.source, args.epochs)
+        cells.append({"index": c.index, "line": c.line, "source": src, "notes": notes})
+    job = {"engine": args.engine, "section": section.path, "cells": cells, "results": str(results),
+           "d2l_root": str(lib), "data_dir": args.data, "batches": args.batches}
+    job_path = root / "jobs" / f"{slug}.json"
+    job_path.parent.mkdir(parents=True, exist_ok=True)
+    job_path.write_text(json.dumps(job))
+    log = root / "logs" / f"{slug}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    with open(log, "w") as fh:
+        proc = subprocess.Popen(["nice", "-n", str(args.nice), python, str(HERE / "d2l_harness.py"),
+                                 str(job_path)], cwd=work, env=env, stdout=fh, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            rc = proc.wait(timeout=args.timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            rc = proc.wait()
+            timed_out = True
+    wall = time.perf_counter() - t0
+    return _section_record(section, cells, results, log, rc, timed_out, wall)
+
+
+def _section_record(section, cells, results: Path, log: Path, rc, timed_out, wall) -> dict:
+    done = {}
+    port_notes: list[str] = []
+    if results.exists():
+        for line in results.read_text().splitlines():
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if rec.get("event") == "cell":
+                done[rec["index"]] = rec
+            elif rec.get("event") == "start":
+                port_notes = rec.get("port_notes", [])
+    out_cells = []
+    tainted: dict[str, tuple[int, str]] = {}  # name -> (cell, kind) of a failed cell that binds it
+    text = log.read_text(errors="replace") if log.exists() else ""
+    log_lines = [x for x in text.splitlines() if x.strip()]
+    log_last = log_lines[-1][:300] if log_lines else ""
+    for c in cells:
+        rec = done.get(c["index"])
+        if rec is None:
+            why = "timeout" if timed_out else "crash"
+            rec = {"index": c["index"], "line": c["line"], "status": "error", "kind": why,
+                   "error": why, "message": f"the section's process {why} (rc {rc})" +
+                   ("" if timed_out else f": {log_last}"), "frames": []}
+        rec["notes"] = c["notes"]
+        if rec["status"] == "error":
+            origin = next((tainted[n] for n in sorted(names_read(c["source"])) if n in tainted), None)
+            if origin is not None and rec["kind"] not in ("timeout", "crash"):
+                rec["kind"], rec["after"], rec["root"] = origin[1], origin[0], origin[2]
+            root = rec.get("root") or {"error": rec.get("error"), "message": rec.get("message"),
+                                       "where": _where(rec, section.path)}
+            for n in names_bound(c["source"]):
+                tainted.setdefault(n, (rec.get("after", c["index"]), rec["kind"], root))
+        else:
+            for n in names_bound(c["source"]):
+                tainted.pop(n, None)
+        out_cells.append(rec)
+    return {"section": section.path, "chapter": section.chapter, "cells": out_cells, "rc": rc,
+            "timed_out": timed_out, "wall_s": wall, "port_notes": port_notes}
+
+
+def _where(rec: dict, section: str) -> str:
+    """file:line of a failure: the innermost frame in framework, else in d2l, else in the cell."""
+    frames = rec.get("frames") or []
+    for test in (lambda f: "/framework/" in f and "/framework/run.py" not in f,
+                 lambda f: f.endswith("d2l/mxnet.py"),
+                 lambda f: f == section):
+        for f, line, _ in reversed(frames):
+            if test(f):
+                short = f.split(str(ROOT) + "/", 1)[-1] if str(ROOT) in f else f
+                short = "d2l/mxnet.py" if f.endswith("d2l/mxnet.py") else short
+                return f"{short}:{line}"
+    if frames:
+        return f"{frames[-1][0]}:{frames[-1][1]}"
+    return f"{section}:{rec['line']}"
+
+
+def summarise(records: list[dict], out=sys.stdout) -> dict:
+    per_chapter: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    causes: dict[tuple, list[str]] = collections.defaultdict(list)
+    for sec in records:
+        for rec in sec["cells"]:
+            ch = per_chapter[sec["chapter"]]
+            ch["total"] += 1
+            if rec["status"] == "ok":
+                ch["ok"] += 1
+            else:
+                ch[rec["kind"]] += 1
+                if rec["kind"] != "network":
+                    root = rec.get("root") or {"error": rec.get("error"), "message": rec.get("message"),
+                                               "where": _where(rec, sec["section"])}
+                    key = (rec["kind"], root["error"], (root["message"] or "").split("\n")[0][:160],
+                           root["where"])
+                    after = " (after)" if "after" in rec else ""
+                    causes[key].append(f"{sec['section']}:{rec['line']}{after}")
+    total = collections.Counter()
+    print(f"{'chapter':52} {'ok':>5} {'total':>5} {'net':>4} {'offline ok':>10}", file=out)
+    for name in sorted(per_chapter):
+        c = per_chapter[name]
+        total.update(c)
+        offline = c["total"] - c["network"]
+        pct = 100.0 * c["ok"] / offline if offline else 100.0
+        print(f"{name:52} {c['ok']:5} {c['total']:5} {c['network']:4} {pct:9.1f}%", file=out)
+    offline = total["total"] - total["network"]
+    pct = 100.0 * total["ok"] / offline if offline else 100.0
+    print(f"{'TOTAL':52} {total['ok']:5} {total['total']:5} {total['network']:4} {pct:9.1f}%", file=out)
+    kinds = ", ".join(f"{k} {total[k]}" for k in ("framework", "data", "timeout", "crash") if total[k])
+    print(f"cells {total['total']} in {len(records)} sections: ok {total['ok']}, need the network "
+          f"{total['network']}, other failures {offline - total['ok']} ({kinds or 'none'})", file=out)
+    if causes:
+        print("\nfailures (cells that need no network), by cause:", file=out)
+        for key, where in sorted(causes.items(), key=lambda kv: -len(kv[1])):
+            kind, err, msg, loc = key
+            print(f"  [{len(where)}] {kind}: {err}: {msg}\n      at {loc}\n      cells: " +
+                  ", ".join(where[:6]) + (" ..." if len(where) > 6 else ""), file=out)
+    return {"total": dict(total), "chapters": {k: dict(v) for k, v in per_chapter.items()}}
+
+
+def final_losses(records: list[dict]) -> dict[str, dict]:
+    """Per section and cell: each recorded series' first and final value (mean over its last epoch)."""
+    out = {}
+    for sec in records:
+        for rec in sec["cells"]:
+            for label, points in (rec.get("series") or {}).items():
+                if not points:
+                    continue
+                last_x = points[-1][0]
+                tail = [y for x, y in points if x > last_x - 1.0] or [points[-1][1]]
+                out[f"{sec['section']}:{rec['line']}:{label}"] = {
+                    "first": points[0][1], "final": sum(tail) / len(tail), "n": len(points)}
+    return out
+
+
+def load(root: Path) -> list[dict]:
+    path = root / "summary.json"
+    return json.loads(path.read_text())["sections"] if path.exists() else []
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--repo", default=DEFAULT_REPO, help="git directory of a d2l-en snapshot")
+    p.add_argument("--rev", default="HEAD")
+    p.add_argument("--engine", choices=("framework", "mxnet"), default="framework")
+    p.add_argument("--python", help="the sections' Python (default: this one; mxnet: /tmp/mx/bin/python)")
+    p.add_argument("--extra-path", help="folders put on the sections' PYTHONPATH (pandas, IPython, ...)")
+    p.add_argument("--data", help="folder that serves d2l's data sets (found by file name; "
+                                  "fashion-mnist/ for gluon's FashionMNIST)")
+    p.add_argument("--sections", nargs="*", default=[], help="glob patterns over section paths")
+    p.add_argument("--jobs", type=int, default=2, help="sections at once (at most 2)")
+    p.add_argument("--timeout", type=float, default=900.0, help="seconds per section")
+    p.add_argument("--epochs", type=int, default=1)
+    p.add_argument("--batches", type=int, default=4)
+    p.add_argument("--nice", type=int, default=10)
+    p.add_argument("--out", help="results folder (default /tmp/d2l_runs/ENGINE)")
+    p.add_argument("--summary", metavar="DIR", help="print a finished run's summary")
+    p.add_argument("--compare", nargs=2, metavar=("FW_DIR", "MX_DIR"), help="final losses side by side")
+    args = p.parse_args(argv)
+    if args.summary:
+        summarise(load(Path(args.summary)))
+        return 0
+    if args.compare:
+        return compare(Path(args.compare[0]), Path(args.compare[1]))
+    if args.jobs < 1 or args.jobs > 2:
+        p.error("--jobs must be 1 or 2 (the machine is shared)")
+    python = args.python or ("/tmp/mx/bin/python" if args.engine == "mxnet" else sys.executable)
+    root = Path(args.out or f"/tmp/d2l_runs/{args.engine}").resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    snapshot = Snapshot(args.repo, args.rev)
+    secs, default_tab = sections(snapshot)
+    if args.sections:
+        secs = [s for s in secs if any(fnmatch.fnmatch(s.path, g) or g in s.path for g in args.sections)]
+    lib = _materialise(snapshot, root)
+    env = _engine_env(args, root)
+    print(f"d2l-en {snapshot.commit[:12]} (default tab {default_tab}): {len(secs)} sections, "
+          f"{sum(len(s.cells) for s in secs)} MXNet cells; engine {args.engine} ({python}); epochs <= "
+          f"{args.epochs}, batches per loader <= {args.batches}; {args.jobs} at once", flush=True)
+    records: dict[str, dict] = {r["section"]: r for r in load(root)}
+    lock = threading.Lock()
+    queue = list(secs)
+    t_start = time.perf_counter()
+
+    def worker():
+        while True:
+            with lock:
+                if not queue:
+                    return
+                sec = queue.pop(0)
+            rec = _run_section(args, sec, root, lib, env, python)
+            ok = sum(c["status"] == "ok" for c in rec["cells"])
+            with lock:
+                records[sec.path] = rec
+                print(f"  {sec.path}: {ok}/{len(rec['cells'])} ok, {rec['wall_s']:.1f} s"
+                      + (" (timeout)" if rec["timed_out"] else ""), flush=True)
+                ordered = [records[k] for k in sorted(records)]
+                (root / "summary.json").write_text(json.dumps(
+                    {"commit": snapshot.commit, "engine": args.engine, "sections": ordered}))
+
+    threads = [threading.Thread(target=worker) for _ in range(args.jobs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - t_start
+    ran = [records[s.path] for s in secs]
+    print(f"wall time {wall:.0f} s for {len(ran)} sections (sum of section times "
+          f"{sum(r['wall_s'] for r in ran):.0f} s); load average {os.getloadavg()[0]:.2f}")
+    summarise(ran)
+    return 0
+
+
+def compare(fw: Path, mx: Path) -> int:
+    a, b = final_losses(load(fw)), final_losses(load(mx))
+    print(f"{'series':90} {'framework':>10} {'mxnet':>10} {'rel':>7}")
+    for key in sorted(set(a) | set(b)):
+        x, y = a.get(key, {}).get("final"), b.get(key, {}).get("final")
+        rel = f"{(x - y) / abs(y) * 100:+6.1f}%" if x is not None and y not in (None, 0) else ""
+        fmt = lambda v: f"{v:10.4f}" if v is not None else f"{'-':>10}"  # noqa: E731
+        print(f"{key[-90:]:90} {fmt(x)} {fmt(y)} {rel:>7}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
