@@ -61,7 +61,7 @@ def input_shape(name):
     if name.startswith("monodepth2"):
         return (1, 3, 192, 640)
     if name.startswith(("fcn", "psp", "deeplab", "danet")):
-        return (1, 3, 480, 480) if name.startswith("psp") else (1, 3, 256, 256)
+        return (1, 3, 480, 480) if name.startswith(("psp", "deeplab")) else (1, 3, 256, 256)
     if name.startswith(("icnet", "fastscnn")):
         return (1, 3, 256, 256)
     if name.startswith("siamrpn"):
