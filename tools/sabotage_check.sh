@@ -67,5 +67,9 @@ box_nms_ties_wrong_order|framework/npx/boxes.py|s/        order = jnp.argsort(jn
 roi_pool_float_bins|framework/npx/roi.py|s/        hi = -((-(k + 1) \* size\[:, None\]) \/\/ count) + start\[:, None\]/        hi = ((k + 1) * size[:, None]) \/\/ count + 1 + start[:, None]/|tests/nd/test_nd_extra_reference.py
 deformable_v1_bounds|framework/gluon/contrib/cnn/deformable.py|s/        valid = (py >= 0) \& (px >= 0) \& (py < h) \& (px < w)/        valid = (py > -1) \& (px > -1) \& (py < h) \& (px < w)/|tests/gluon/contrib/test_contrib_cnn.py::test_operators_follow_mxnet_boundary_rules
 mvn_sample_transposed|framework/gluon/probability/distributions/multivariate_normal.py|s/jnp.einsum("...jk,...k->...j", scale_tril, eps)/jnp.einsum("...jk,...j->...k", scale_tril, eps)/|tests/gluon/probability/test_distributions.py::test_multivariate_normal_samples_have_the_covariance
+port_cache_trusts_any_entry|framework/port/cache.py|s/entry.get("source_sha256") != _sha256(source)/False/|tests/test_run.py::test_port_cache_never_trusts_an_entry_beyond_its_key
+port_cache_any_directory|framework/port/cache.py|s/    if st.st_mode \& 0o022:/    if False:/|tests/test_run.py::test_port_cache_refuses_a_directory_others_can_write
+arrays_rule_skips_reshape|framework/port/rules/arrays.py|s/        if method not in ROUTED or not self._scopes:/        if method not in ROUTED or method == "reshape" or not self._scopes:/|tests/port/test_gcv_snippets.py::test_snippet_matches_mxnet[arrays_hybrid]
+version_rule_off|framework/port/rules/version.py|s/if updated.attr.value != "__version__" or/if True or/|tests/port/test_gcv_snippets.py::test_snippet_matches_mxnet[version]
 CASES
 exit $status

@@ -21,6 +21,10 @@ CASES = {
     "SetitemRule": ["from pkg.mx.setitem import s", "import pkg.mx.nd as x"],
     "AttachGradRule": ["from pkg.attach_grad import a", "import pkg.mx.attach_grad as ag"],
     "NumpyAliasRule": ["import numpy.float_ as f", "from numpy.bool8 import b", "import numpy.NINF"],
+    "VersionRule": ["from pkg.mx import __version__", "import pkg.mxnet.__version__ as v"],
+    "ArraysRule": ["from pkg.mx.nd import reshape", "import pkg.x.expand_dims as e"],
+    "GetitemRule": ["from pkg.range import r", "import pkg.mx.nd as idx"],
+    "ScalarsRule": ["from pkg.float import f", "import pkg.int as i"],
 }
 
 
