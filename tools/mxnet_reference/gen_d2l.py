@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import mxnet as mx
-from mxnet import autograd, gluon, np, npx
+from mxnet import autograd, gluon, init, np, npx
 
 npx.set_np()
 OUT = Path(__file__).resolve().parents[2] / "tests" / "reference" / "d2l"
@@ -94,9 +94,36 @@ def indexing_facts() -> dict:
     }
 
 
+def initializer_facts() -> dict:
+    class Masked(init.Initializer):
+        def _init_weight(self, name, data):
+            data[:] = np.random.uniform(-10, 10, data.shape)
+            data *= np.abs(data) >= 5
+
+    class Exact(init.Initializer):
+        def _init_weight(self, name, data):
+            data[:] = np.arange(data.size).reshape(data.shape)
+            data *= data >= 3
+            data += 1
+            data[0, 0] = -np.abs(data).max()
+            data /= 2
+
+    def weights(initializer):
+        net = gluon.nn.Dense(4, in_units=3)
+        net.initialize(initializer)
+        return net.weight.data()
+
+    def masked_property():
+        w = weights(Masked()).asnumpy()
+        return [bool(((w == 0) | (abs(w) >= 5)).all()), bool((abs(w) <= 10).all()), bool((w != 0).any())]
+
+    return {"masked_property": fact(masked_property), "exact": fact(lambda: weights(Exact()))}
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
-    facts = {"mxnet": mx.__version__, "device": device_facts(), "indexing": indexing_facts()}
+    facts = {"mxnet": mx.__version__, "device": device_facts(), "indexing": indexing_facts(),
+             "initializer": initializer_facts()}
     (OUT / "behaviour.json").write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n")
     print(f"wrote {OUT / 'behaviour.json'}")
     return 0
