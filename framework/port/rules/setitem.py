@@ -5,7 +5,9 @@ right whatever ``x`` holds; it is applied where ``x`` looks like an array: the i
 ``...``, ``None`` or several axes (``x[:]``, ``x[1, 2]``), or ``x`` is a name the module makes with
 ``nd``/``np``/``npx`` or uses as an array. Plain ``d[key] = v`` on anything else, and ``seq[:] = [...]``
 (a list), are left alone.
-Assignments into a call's result (``p.data()[:] = v``) are reported with the fix."""
+A write into a Parameter's data, ``p.data()[i] = v`` (MXNet's ``data()`` is the parameter's own
+storage), becomes ``p.set_data(npx.setitem(p.data(), i, v))``; other assignments into a call's result
+(``p.grad()[:] = v``) are reported with the fix."""
 
 from __future__ import annotations
 
@@ -46,10 +48,17 @@ def _array_like_index(sub: cst.Subscript) -> bool:
     return isinstance(v, (cst.Ellipsis, cst.Tuple)) or (isinstance(v, cst.Name) and v.value == "None")
 
 
+def _data_call(node: cst.Call) -> bool:
+    """``p.data()``: a Parameter's value (no device argument: every replica is set)."""
+    return isinstance(node.func, cst.Attribute) and node.func.attr.value == "data" and not node.args
+
+
 class SetitemRule(Rule):
     def _wanted(self, original: cst.Subscript) -> bool:
         base = original.value
         info = self.info
+        if isinstance(base, cst.Call) and _data_call(base):
+            return True
         if isinstance(base, cst.Call):
             fix = "write the new value with the object's setter"
             if isinstance(base.func, cst.Attribute) and base.func.attr.value == "data":
@@ -72,6 +81,11 @@ class SetitemRule(Rule):
             return None
         self.count("setitem")
         call = self.call("npx", "setitem", target.value, index, value)
+        if isinstance(target.value, cst.Call) and _data_call(target.value):
+            owner = target.value.func.value  # type: ignore[attr-defined]
+            setter = cst.Call(func=cst.Attribute(value=owner, attr=cst.Name("set_data")),
+                              args=[cst.Arg(call)])
+            return cst.Expr(setter, semicolon=semicolon)
         return cst.Assign(targets=[cst.AssignTarget(target.value)], value=call, semicolon=semicolon)
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.BaseSmallStatement:
