@@ -29,6 +29,7 @@ from pathlib import Path
 
 from .port import Report, port_source
 from .port._analysis import _RENAMED, map_module
+from .port.cache import PortCache, Ported, default_location
 
 __all__ = ["main", "activated", "run_path"]
 
@@ -41,12 +42,37 @@ def _library_dirs() -> tuple[str, ...]:
     return tuple(str(Path(p).resolve()) for p in paths if p) + (_FRAMEWORK_DIR,)
 
 
+_cache: PortCache | None = None
+_cache_refused = False
+
+
+def _port_cache() -> PortCache | None:
+    """The user's port cache, opened once; None (said once) where its directory is not private."""
+    global _cache, _cache_refused
+    if _cache is None and not _cache_refused and os.environ.get("FRAMEWORK_PORT_CACHE", "1") != "0":
+        try:
+            _cache = PortCache(default_location())
+        except OSError as err:
+            _cache_refused = True
+            print(f"framework.run: port cache not used: {err}", file=sys.stderr)
+    return _cache
+
+
 def _port(source: str, path: str) -> str:
-    report = Report()
-    out = port_source(source, path, report)
-    for u in report.unported:
-        print(f"framework.run: {u.path}:{u.line}: not ported: {u.code} ({u.why}; {u.fix})", file=sys.stderr)
-    return out
+    cache = _port_cache()
+    ported = cache.get(source) if cache is not None else None
+    if ported is None:
+        report = Report()
+        out = port_source(source, path, report)
+        ported = Ported(out, tuple((u.line, u.code, u.why, u.fix) for u in report.unported))
+        if cache is not None:
+            try:
+                cache.put(source, ported)
+            except OSError as err:
+                print(f"framework.run: port cache: {path} not stored ({err})", file=sys.stderr)
+    for line, code, why, fix in ported.unported:
+        print(f"framework.run: {path}:{line}: not ported: {code} ({why}; {fix})", file=sys.stderr)
+    return ported.source
 
 
 def _resolve(path: str, wanted: str) -> types.ModuleType:

@@ -72,3 +72,6 @@ def _restore_global_state():
 
 
 os.environ.setdefault("TQDM_DISABLE", "1")
+# No test reaches the network: data sets never download (the download tests turn this off and serve
+# their files from 127.0.0.1).
+os.environ["FRAMEWORK_OFFLINE"] = "1"

@@ -36,5 +36,18 @@ owed_replaced_unsettled|framework/autograd/owed.py|/^def owe/,/slot\[0\] = recor
 owed_wrong_step|framework/gluon/_fused_step.py|s/        grads = _tape.backward_program(key, use_hg, ())(\*args)\[2\]/        grads = [g * 0.5 for g in _tape.backward_program(key, use_hg, ())(*args)[2]]/|tests/autograd/test_owed.py::test_gradients_nobody_reads_are_never_computed_and_a_read_gets_the_steps_own
 head_sum_any_dtype|framework/autograd/tape.py|s/        if head is not None and head.aval.dtype == jnp.float32:/        if head is not None:/|tests/autograd/test_record.py::test_sum_after_backward_is_the_backwards_total
 record_template_blind|framework/gluon/block.py|s/        if last is not None and last\[0\] is cache and last\[1\] is training and last\[2\] == dev \\/        if last is not None and last[0] is cache and (True or last[1] is training) and last[2] == dev \\/|tests/gluon/test_block.py::test_recording_again_follows_changed_shapes_mode_and_parameter_types
+syncbn_local_stats|framework/gluon/contrib/nn/sync_batch_norm.py|s/        return lax.axis_size(name)/        return None/|tests/gluon/contrib/test_contrib_nn.py::test_sync_batchnorm_across_devices_equals_batchnorm_on_the_whole_batch
+download_leaves_part|framework/gluon/_download.py|s/        part.unlink(missing_ok=True)/        pass/|tests/gluon/test_download.py::test_http_500_is_retried_then_names_the_url_and_the_fix
+download_one_attempt|framework/gluon/_download.py|s/    attempts = max(1, retries)/    attempts = 1/|tests/gluon/test_download.py::test_http_500_is_retried_then_names_the_url_and_the_fix
+download_no_resume|framework/gluon/_download.py|s/        request.add_header("Range", f"bytes={have}-")/        pass/|tests/gluon/test_download.py::test_a_cut_body_resumes_from_where_it_stopped
+download_no_length_check|framework/gluon/_download.py|s/    if total is not None and got != total:/    if False:/|tests/gluon/test_download.py::test_a_body_always_cut_short_fails_and_leaves_nothing
+fetch_unverified|framework/gluon/_download.py|s/                    problem = check(part)/                    problem = None/|tests/gluon/data/vision/test_data_vision_download.py::test_failures_name_the_url_and_the_fix_and_leave_nothing
+fetch_wrong_layout|framework/gluon/data/vision/_fetch.py|s/f"gluon\/dataset\/{entry/f"gluon\/{entry/|tests/gluon/data/vision/test_data_vision_download.py::test_mnist_downloads_its_split_from_the_repository_verifies_and_loads
+fetch_ignores_offline|framework/gluon/_download.py|s/    return os.environ.get("FRAMEWORK_OFFLINE", "").strip() in ("", "0")/    return True/|tests/gluon/data/vision/test_data_vision_download.py::test_offline_means_no_download
+port_import_paths|framework/port/rules/_base.py|s/^        return False$/        return True/|tests/port/test_import_paths.py
+port_write_in_place|framework/port/_write.py|s/^            temps.append((_temp_for(path, text), path))/            open(path, "w").write(text); _point()/|tests/port/test_write_atomic.py::test_sigkill_at_random_points_leaves_every_file_original_or_fully_ported
+reader_follows_devices|framework/_files.py|s/^    if not stat.S_ISREG(st.st_mode):/    if False:/|tests/test_files_hostile.py
+states_no_digest|framework/gluon/_trainer_states.py|s/^    elif meta.get("sha256") != _digest(meta, arrays):/    elif False:/|tests/gluon/test_trainer_states_digest.py
+early_stop_patience|framework/gluon/contrib/estimator/event_handler.py|s/if self.wait >= self.patience:/if self.wait > self.patience:/|tests/gluon/contrib/test_estimator.py::test_early_stopping_and_checkpoints_match_mxnet
 CASES
 exit $status

@@ -17,11 +17,12 @@ from .symbol_block import SymbolBlock
 __all__ = [
     "Block", "HybridBlock", "SymbolBlock", "Parameter", "ParameterDict", "Constant",
     "DeferredInitializationError", "nn", "loss", "data", "utils", "metric", "Trainer", "rnn", "model_zoo",
+    "contrib",
 ]
 
 # Submodules imported on first use (only modules that exist: a test imports each).
 _LAZY = {"loss": ".loss", "data": ".data", "utils": ".utils", "metric": ".metric", "model_zoo": ".model_zoo",
-         "rnn": ".rnn"}
+         "rnn": ".rnn", "contrib": ".contrib"}
 
 
 def __getattr__(name: str):

@@ -37,7 +37,7 @@ from .. import device as _device
 from ..autograd import mode, tape
 from ..autograd.graph import abstract_eval
 from ..autograd.tape import Recorded
-from ..base import StrictKwargs, check_kwargs, init_arguments
+from ..base import StrictKwargs, check_kwargs
 from ..np import random
 from . import binding as _binding
 from . import name_scope as _names
@@ -118,10 +118,11 @@ class Block(StrictKwargs):
     """
 
     _transient = False  # a helper block around others' Parameters (does not rename them)
+    _compiled_leaf = False  # built-in layers set True: compiled layer by layer when not hybridized
 
     def __init__(self, prefix: str | None = None, params: Any = None, **kwargs: Any) -> None:
-        if kwargs:  # a subclass passed on what it did not take (StrictKwargs checked the call)
-            check_kwargs(type(self).__name__, kwargs, init_arguments(type(self)) - set(kwargs))
+        if kwargs:  # a subclass passed on what Block does not take: Python's TypeError, with the names
+            check_kwargs(f"{type(self).__name__}: Block.__init__()", kwargs, ("prefix", "params"))
         object.__setattr__(self, "_children", OrderedDict())
         object.__setattr__(self, "_reg_params", OrderedDict())
         object.__setattr__(self, "_forward_hooks", OrderedDict())
@@ -373,11 +374,13 @@ class Block(StrictKwargs):
         if tape.waiting[0] is not None:
             tape.flush()
         datas = [p.__dict__["_data_now"] for p in self._structure_cache[5]]  # per device, or None
-        if any(d is None for d in datas):
-            self._deferred_infer(args, params)
-            datas = [p._data for p in self._structure_cache[5]]
         leaves = jax.tree_util.tree_leaves(args)  # a recorded value is a leaf (not a pytree)
-        if any(isinstance(x, jax.core.Tracer) for x in leaves):
+        traced = any(isinstance(x, jax.core.Tracer) for x in leaves)
+        compiled = self._runs_compiled()
+        if any(d is None for d in datas):
+            compiled = self._fix_shapes(args, params, compiled, traced)
+            datas = [p._data for p in self._structure_cache[5]]
+        if traced:
             # called inside the user's own jit/grad/vmap: stay pure, parameters enter as constants;
             # randomness needs an explicit key there (functional_call(key=...)), state cannot be kept
             return self.functional_call(params.values_on(), *args, training=mode.is_training())
@@ -385,7 +388,7 @@ class Block(StrictKwargs):
             args = tape.values_of(args)
             leaves = jax.tree_util.tree_leaves(args)
         dev = _input_device(leaves, params)
-        if self._runs_compiled():
+        if compiled:
             try:
                 values = [d[dev] for d in datas]
             except KeyError:
@@ -430,6 +433,27 @@ class Block(StrictKwargs):
         return tape.record_block(self, desc, cache[5], values, key, args, dev, output=output)
 
     # ------------------------------------------------------------------ deferred shape inference
+    def _fix_shapes(self, args: tuple, params: ParameterDict, compiled: bool, traced: bool) -> bool:
+        """Fix the shapes of Parameters still deferred before this call; returns whether the call runs
+        compiled.
+
+        As in MXNet, a Block fixes its own Parameters' shapes from the input it receives
+        (``infer_shape``, on the concrete input: no trace), and its children theirs as they run, so a
+        plain Block's or an un-hybridized HybridBlock's ``forward`` runs as Python on concrete arrays
+        from the first call on. A hybridized tree (or a call inside the user's own trace) is traced
+        anyway: its shapes come from abstract evaluation, as MXNet infers a hybridized graph's
+        symbolically. A stack that would run as one program runs layer by layer this once."""
+        if traced or (compiled and self._active):
+            self._deferred_infer(args, params)
+            return compiled
+        self._infer_own(args)
+        if not compiled or all(p._data is not None for p in self._structure_cache[5]):
+            return compiled
+        if self._compiled_leaf:  # a built-in layer with children: pure code, evaluated abstractly
+            self._deferred_infer(args, params)
+            return compiled
+        return False
+
     def _deferred_infer(self, args: tuple, params: ParameterDict) -> None:
         missing = [n for n, p in params.items() if p._data is None and p._deferred is None]
         if missing:
@@ -499,8 +523,6 @@ class HybridBlock(Block):
 
     Built-in layers run compiled even un-hybridized; ``hybridize()`` compiles a whole tree as one jit.
     """
-
-    _compiled_leaf = False  # built-in layers set True: compiled layer by layer when not hybridized
 
     def hybridize(self, active: bool = True, **kwargs: Any) -> None:
         object.__setattr__(self, "_active", active)

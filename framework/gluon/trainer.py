@@ -294,10 +294,10 @@ class Trainer(StrictKwargs):
         """Write the optimizer state (and its counters) in MXNet's .params format: no pickle."""
         _trainer_states.save_states(self, fname)
 
-    def load_states(self, fname: str) -> None:
+    def load_states(self, fname: str, allow_non_finite: bool = False) -> None:
         """Restore what :meth:`save_states` wrote onto every device (validated first: a bad file raises
-        ``ValueError`` naming it and changes nothing)."""
-        _trainer_states.load_states(self, fname)
+        ``ValueError`` naming it and changes nothing; NaN/Inf state only with ``allow_non_finite``)."""
+        _trainer_states.load_states(self, fname, allow_non_finite)
 
     def zero_grad(self) -> None:
         ParameterDict(self._params).zero_grad()

@@ -12,6 +12,7 @@ stream (``mx.random.seed(n)`` makes them reproducible). Draws differ from MXNet'
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any
 
 import jax
@@ -46,9 +47,12 @@ def _sampler(fn: Any) -> Any:
         if out is None:
             return fn(*args, **kwargs)
         if hasattr(out, "written") and hasattr(out, "__setitem__"):  # an initializer's ArraySlot
-            kwargs.setdefault("shape", out.shape)
-            kwargs.setdefault("dtype", out.dtype)
-            out[:] = fn(*args, **kwargs)
+            bound = inspect.signature(fn).bind_partial(*args, **kwargs).arguments  # shape may be positional
+            if bound.get("shape") is None:
+                bound["shape"] = out.shape
+            if bound.get("dtype") is None:
+                bound["dtype"] = out.dtype
+            out[:] = fn(**bound)
             return out
         raise TypeError(f"nd.random.{fn.__name__}(..., out=...): jax arrays are immutable; use the "
                         "returned array")

@@ -1,7 +1,7 @@
 """The npx operator catalogue: MXNet's neural-network operators as pure functions (NCHW).
 
 Each family lives in its own module (``activations``, ``conv``, ``pool``, ``normalization``, ``drop``,
-``dense``, ``indexing``, ``shape``, ``special``; no module is named like a function, so
+``dense``, ``indexing``, ``shape``, ``special``, ``tensor_ops``; no module is named like a function, so
 ``import framework.npx.conv`` is never shadowed). ``framework.npx`` star-imports this catalogue and
 makes each operator record under ``autograd.record``; layers call the module functions directly.
 
@@ -34,6 +34,17 @@ from .normalization import batch_norm, group_norm, instance_norm, layer_norm, up
 from .pool import pooling
 from .shape import arange_like, batch_flatten, reshape, reshape_shape
 from .special import digamma, erf, erfinv, gamma, gammaln
+from .tensor_ops import (
+    batch_dot,
+    cast,
+    constraint_check,
+    gather_nd,
+    nonzero,
+    reshape_like,
+    shape_array,
+    slice,
+    smooth_l1,
+)
 
 __all__ = [
     # activations
@@ -49,4 +60,7 @@ __all__ = [
     "reshape", "batch_flatten", "arange_like", "reshape_shape",
     # special
     "erf", "erfinv", "gamma", "gammaln", "digamma",
+    # tensor_ops
+    "batch_dot", "gather_nd", "nonzero", "reshape_like", "slice", "smooth_l1", "cast", "shape_array",
+    "constraint_check",
 ]

@@ -13,6 +13,7 @@ recorded under ``autograd.record()``; ``loss.functional_call({}, pred, label)`` 
 
 from __future__ import annotations
 
+from ._mxnet_helpers import _apply_weighting, _reshape_like
 from .base import (
                    HingeLoss,
                    HuberLoss,
@@ -32,5 +33,5 @@ from .structured import CosineEmbeddingLoss, CTCLoss, PoissonNLLLoss, TripletLos
 __all__ = [
     "Loss", "L2Loss", "L1Loss", "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "SigmoidBinaryCrossEntropyLoss",
     "SigmoidBCELoss", "KLDivLoss", "HuberLoss", "HingeLoss", "SquaredHingeLoss", "LogisticLoss",
-    "TripletLoss", "CosineEmbeddingLoss", "PoissonNLLLoss", "CTCLoss",
+    "TripletLoss", "CosineEmbeddingLoss", "PoissonNLLLoss", "CTCLoss", "_apply_weighting", "_reshape_like",
 ]

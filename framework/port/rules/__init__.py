@@ -9,11 +9,12 @@ from .methods import MethodsRule
 from .scalars import ScalarsRule
 from .setitem import SetitemRule
 from .unported import UnportedScan
+from .version import VersionRule
 
 __all__ = ["ORDER", "AttachGradRule", "ContextRule", "GetitemRule", "ImportsRule", "IsinstanceRule",
-           "MethodsRule", "ScalarsRule", "SetitemRule", "UnportedScan"]
+           "MethodsRule", "ScalarsRule", "SetitemRule", "UnportedScan", "VersionRule"]
 
 # UnportedScan reads the untouched source (true line numbers); AttachGradRule is last because it is the
 # only rule that adds lines.
-ORDER = (UnportedScan, ImportsRule, IsinstanceRule, ContextRule, MethodsRule, ScalarsRule, SetitemRule,
-         GetitemRule, AttachGradRule)
+ORDER = (UnportedScan, VersionRule, ImportsRule, IsinstanceRule, ContextRule, MethodsRule, ScalarsRule,
+         SetitemRule, GetitemRule, AttachGradRule)

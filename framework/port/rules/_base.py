@@ -37,6 +37,15 @@ class Rule(cst.CSTTransformer):
         self.ctx = ctx
         self.info = ctx.info
 
+    # A module path in an import statement is a name of the importing system, never an expression: no
+    # rule looks inside one (``from pkg.mx.context import f`` keeps ``pkg.mx.context``). The imports rule
+    # rewrites whole statements in its leave_* methods, which still run.
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
     def line(self, node: cst.CSTNode) -> int:
         try:
             return self.get_metadata(PositionProvider, node).start.line
