@@ -46,11 +46,21 @@ DEFAULT_REPO = "/work/.mirror/d2l-ai+d2l-en/repo"
 
 
 def _materialise(snapshot: Snapshot, root: Path) -> Path:
-    """d2l's helper package (``d2l/__init__.py``, ``d2l/mxnet.py``) as the snapshot has it."""
+    """d2l's helper package (``d2l/__init__.py``, ``d2l/mxnet.py``) as the snapshot has it, and the
+    book's raster images (``img/*.jpg|png``, which cells read as ``../img/...``) where the snapshot holds
+    them."""
     pkg = root / "lib" / "d2l"
     pkg.mkdir(parents=True, exist_ok=True)
     for name in ("__init__.py", "mxnet.py"):
         (pkg / name).write_text(snapshot.read(f"d2l/{name}"))
+    img = root / "work" / "img"
+    img.mkdir(parents=True, exist_ok=True)
+    for path in snapshot.files:
+        wanted = path.startswith("img/") and path.endswith((".jpg", ".png"))
+        if wanted and not (root / "work" / path).exists():
+            data = snapshot.read_bytes(path)
+            if data is not None:
+                (root / "work" / path).write_bytes(data)
     return root / "lib"
 
 
