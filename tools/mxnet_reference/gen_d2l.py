@@ -120,10 +120,32 @@ def initializer_facts() -> dict:
     return {"masked_property": fact(masked_property), "exact": fact(lambda: weights(Exact()))}
 
 
+class _NpF(gluon.nn.HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.hidden = gluon.nn.Dense(4, in_units=3, weight_initializer=init.Constant(0.1))
+        self.output = gluon.nn.Dense(2, in_units=4, weight_initializer=init.Constant(-0.2))
+
+    def hybrid_forward(self, F, x):
+        h = F.npx.relu(self.hidden(x) - 0.5)
+        return self.output(h) + F.np.sum(x, axis=1, keepdims=True)
+
+
+def hybrid_f_facts() -> dict:
+    def run(hybridize):
+        net = _NpF()
+        net.initialize()
+        if hybridize:
+            net.hybridize()
+        return net(np.arange(6).reshape(2, 3))
+
+    return {"eager": fact(lambda: run(False)), "hybridized": fact(lambda: run(True))}
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     facts = {"mxnet": mx.__version__, "device": device_facts(), "indexing": indexing_facts(),
-             "initializer": initializer_facts()}
+             "initializer": initializer_facts(), "hybrid_F": hybrid_f_facts()}
     (OUT / "behaviour.json").write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n")
     print(f"wrote {OUT / 'behaviour.json'}")
     return 0
