@@ -35,6 +35,7 @@ from .creation import (
     zeros_like,
 )
 from .dispatch import recordable as _recordable
+from .joining import concatenate, stack
 
 ndarray = _jnp.ndarray
 newaxis = None
@@ -61,6 +62,8 @@ __all__ = [
     "zeros",
     "zeros_like",
     "ndarray",
+    "stack",
+    "concatenate",
 ]
 
 
