@@ -20,6 +20,9 @@ CASES = {
     "MethodsRule": ["from pkg.asnumpy import f", "import pkg.x.copyto as c", "from .as_in_context import g"],
     "SetitemRule": ["from pkg.mx.setitem import s", "import pkg.mx.nd as x"],
     "AttachGradRule": ["from pkg.attach_grad import a", "import pkg.mx.attach_grad as ag"],
+    "ScalarsRule": ["from pkg.float import int", "import pkg.int.float as f"],
+    "GetitemRule": ["from pkg.range import array", "import pkg.mx.getitem as g"],
+    "VersionRule": ["from pkg.mx import __version__", "import pkg.mx.__version__ as v"],
 }
 
 
