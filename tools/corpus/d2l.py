@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import collections
 import fnmatch
+import io
 import json
 import os
 import shutil
@@ -288,6 +289,8 @@ def main(argv=None) -> int:
     p.add_argument("--reference", metavar="MX_DIR", help="a finished MXNet run: cells failing there too "
                                                          "are counted apart in the summary")
     p.add_argument("--compare", nargs=2, metavar=("FW_DIR", "MX_DIR"), help="final losses side by side")
+    p.add_argument("--write-results", nargs=3, metavar=("FW_DIR", "MX_DIR", "OUT"),
+                   help="write the numbers of two finished runs as Markdown (notes/d2l_results.md)")
     args = p.parse_args(argv)
     reference = load(Path(args.reference)) if args.reference else None
     if args.summary:
@@ -295,6 +298,8 @@ def main(argv=None) -> int:
         return 0
     if args.compare:
         return compare(Path(args.compare[0]), Path(args.compare[1]))
+    if args.write_results:
+        return write_results(*map(Path, args.write_results))
     if args.jobs < 1 or args.jobs > 2:
         p.error("--jobs must be 1 or 2 (the machine is shared)")
     python = args.python or ("/tmp/mx/bin/python" if args.engine == "mxnet" else sys.executable)
@@ -337,9 +342,72 @@ def main(argv=None) -> int:
         t.join()
     wall = time.perf_counter() - t_start
     ran = [records[s.path] for s in secs]
+    with open(root / "runs.jsonl", "a") as fh:
+        record = {"sections": len(ran), "wall_s": wall, "jobs": args.jobs, "load_avg": os.getloadavg(),
+                  "finished": time.strftime("%Y-%m-%d %H:%M")}
+        fh.write(json.dumps(record) + "\n")
     print(f"wall time {wall:.0f} s for {len(ran)} sections (sum of section times "
           f"{sum(r['wall_s'] for r in ran):.0f} s); load average {os.getloadavg()[0]:.2f}")
     summarise(ran, reference=reference)
+    return 0
+
+
+def _loss_rows(fw_records: list[dict], mx_records: list[dict]) -> list[tuple]:
+    a, b = final_losses(fw_records), final_losses(mx_records)
+    rows = []
+    for key in sorted(set(a) | set(b)):
+        if "loss" not in key.rsplit(":", 1)[-1] or not key.startswith(TRAINING_CHAPTERS):
+            continue
+        x, y = a.get(key), b.get(key)
+        rel = (x["final"] - y["final"]) / abs(y["final"]) if x and y and y["final"] else None
+        rows.append((key, x, y, rel))
+    return rows
+
+
+# the chapters whose training runs are compared (linear regression through computer vision)
+TRAINING_CHAPTERS = ("chapter_linear-regression", "chapter_linear-classification",
+                     "chapter_multilayer-perceptrons", "chapter_builders-guide",
+                     "chapter_convolutional-neural-networks", "chapter_convolutional-modern",
+                     "chapter_recurrent-neural-networks", "chapter_recurrent-modern",
+                     "chapter_attention-mechanisms-and-transformers", "chapter_optimization",
+                     "chapter_computational-performance", "chapter_computer-vision")
+
+
+def write_results(fw: Path, mx: Path, out: Path) -> int:
+    """notes/d2l_results.md: numbers only (per-chapter counts, wall times, final losses side by side)."""
+    fw_rec, mx_rec = load(fw), load(mx)
+    buf = io.StringIO()
+    buf.write("# d2l-en (MXNet tab) on framework and on MXNet 1.9.1\n\n")
+    meta = json.loads((fw / "summary.json").read_text())
+    buf.write(f"Snapshot {meta['commit']}; epochs <= 1, batches per loader <= 4; written by "
+              "`python tools/corpus/d2l.py --write-results FW MX OUT`.\n\n## Cells (framework run)\n\n```\n")
+    summarise(fw_rec, out=buf, reference=mx_rec)
+    buf.write("```\n\n## Cells (MXNet 1.9.1 run)\n\n```\n")
+    summarise(mx_rec, out=buf)
+    buf.write("```\n\n## Wall time (seconds, sum of section processes)\n\n"
+              "| chapter | framework | MXNet 1.9.1 | ratio |\n| --- | --- | --- | --- |\n")
+    per = collections.defaultdict(lambda: [0.0, 0.0])
+    for i, recs in enumerate((fw_rec, mx_rec)):
+        for sec in recs:
+            per[sec["chapter"]][i] += sec["wall_s"]
+    tot = [0.0, 0.0]
+    for ch in sorted(per):
+        a, b = per[ch]
+        tot[0] += a
+        tot[1] += b
+        buf.write(f"| {ch} | {a:.0f} | {b:.0f} | {a / b if b else float('nan'):.2f} |\n")
+    ratio = tot[0] / tot[1] if tot[1] else float("nan")
+    buf.write(f"| TOTAL | {tot[0]:.0f} | {tot[1]:.0f} | {ratio:.2f} |\n\n")
+    buf.write("## Final training loss (mean over the last epoch's plotted points)\n\n"
+              "| section:line:series | framework first | framework final | MXNet first | MXNet final "
+              "| rel. diff |\n| --- | --- | --- | --- | --- | --- |\n")
+    fmt = lambda v, k: f"{v[k]:.4f}" if v else "-"  # noqa: E731
+    for key, x, y, rel in _loss_rows(fw_rec, mx_rec):
+        diff = "" if rel is None else f"{rel * 100:+.1f}%"
+        buf.write(f"| {key} | {fmt(x, 'first')} | {fmt(x, 'final')} | {fmt(y, 'first')} | "
+                  f"{fmt(y, 'final')} | {diff} |\n")
+    out.write_text(buf.getvalue())
+    print(buf.getvalue())
     return 0
 
 
