@@ -3,7 +3,8 @@
 in place and returns it, and returns the updated copy of an immutable ``jax.Array``, so the rewrite is
 right whatever ``x`` holds; it is applied where ``x`` looks like an array: the index has a slice, an
 ``...``, ``None`` or several axes (``x[:]``, ``x[1, 2]``), or ``x`` is a name the module makes with
-``nd``/``np``/``npx`` or uses as an array. Plain ``d[key] = v`` on anything else, and ``seq[:] = [...]``
+``nd``/``np``/``npx``, with any array-making function (``c = helpers.zeros(n)``) or uses as an array.
+Plain ``d[key] = v`` on anything else, and ``seq[:] = [...]``
 (a list), are left alone.
 A write into a Parameter's data, ``p.data()[i] = v`` (MXNet's ``data()`` is the parameter's own
 storage), becomes ``p.set_data(npx.setitem(p.data(), i, v))``; other assignments into a call's result
@@ -53,7 +54,33 @@ def _data_call(node: cst.Call) -> bool:
     return isinstance(node.func, cst.Attribute) and node.func.attr.value == "data" and not node.args
 
 
+# functions that make a new array, by their last name (``np.zeros``, ``d2l.zeros``, ``nd.array``)
+_MAKERS = {"zeros", "ones", "empty", "full", "array", "tensor", "arange", "linspace", "eye", "normal",
+           "uniform", "randn", "rand", "zeros_like", "ones_like", "full_like", "empty_like"}
+
+
+class _Made(cst.CSTVisitor):
+    """Names the module assigns a call of an array-making function to (``c = d2l.zeros(n)``)."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        call = node.value
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
+                call.func.attr.value in _MAKERS:
+            for t in node.targets:
+                if isinstance(t.target, cst.Name):
+                    self.names.add(t.target.value)
+
+
 class SetitemRule(Rule):
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        made = _Made()
+        ctx.module.visit(made)
+        self.made = made.names
+
     def _wanted(self, original: cst.Subscript) -> bool:
         base = original.value
         info = self.info
@@ -72,7 +99,8 @@ class SetitemRule(Rule):
             return False
         if isinstance(base, cst.Name) and base.value in (info.containers | info.foreign | info.devices):
             return False
-        return _array_like_index(original) or (isinstance(base, cst.Name) and base.value in info.arrays)
+        return _array_like_index(original) or (isinstance(base, cst.Name) and
+                                                (base.value in info.arrays or base.value in self.made))
 
     def _rewrite(self, target: cst.Subscript, value: cst.BaseExpression,
                  semicolon: cst.Semicolon | cst.MaybeSentinel) -> cst.BaseSmallStatement | None:
