@@ -43,17 +43,21 @@ def _send(host: onp.ndarray, dtype: Any) -> Any:
 
 
 def _stack(arrays: Sequence[Any], axis: int = 0, out: None = None, dtype: Any = None) -> Any:
+    if out is not None:
+        raise TypeError("np.stack(out=...): arrays cannot be written into here; use the result")
     host = _on_host(arrays)
-    if host is not None and out is None:
+    if host is not None:
         return _send(onp.stack(host, axis=axis), dtype)
-    return jnp.stack(arrays, axis=axis, out=out, dtype=dtype)
+    return jnp.stack(arrays, axis=axis, dtype=dtype)
 
 
 def _concatenate(arrays: Sequence[Any], axis: int | None = 0, out: None = None, dtype: Any = None) -> Any:
+    if out is not None:
+        raise TypeError("np.concatenate(out=...): arrays cannot be written into here; use the result")
     host = _on_host(arrays)
-    if host is not None and out is None and all(isinstance(a, onp.ndarray) for a in host):
+    if host is not None and all(isinstance(a, onp.ndarray) for a in host):
         return _send(onp.concatenate(host, axis=axis), dtype)
-    return jnp.concatenate(arrays, axis=axis, out=out, dtype=dtype)
+    return jnp.concatenate(arrays, axis=axis, dtype=dtype)
 
 
 stack = recordable(_stack)

@@ -48,6 +48,14 @@ def test_scalars_and_device_arrays_keep_jax_numpys_results():
     assert np.stack([onp.ones(2)] * 2, dtype="int32").dtype == jnp.int32
 
 
+@pytest.mark.parametrize("fn", ["stack", "concatenate"])
+def test_device_arrays_join_as_before(fn):
+    parts = [np.ones((2, 2)), np.zeros((2, 2))]
+    assert getattr(np, fn)(parts, axis=1).tolist() == getattr(jnp, fn)(parts, axis=1).tolist()
+    with pytest.raises(TypeError, match="cannot be written into"):
+        getattr(np, fn)(parts, out=np.zeros(1))
+
+
 def test_recorded_parts_still_record():
     w = autograd.attach_grad(np.ones(3))
     with autograd.record():
