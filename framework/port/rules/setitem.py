@@ -30,8 +30,8 @@ def _index_expr(sub: cst.Subscript) -> cst.BaseExpression | None:
             parts.append(s.value)
         else:
             bounds = [s.lower, s.upper] + ([s.step] if s.step is not None else [])
-            while len(bounds) > 1 and bounds[-1] is None:
-                bounds.pop()
+            if bounds == [None, None]:
+                bounds = [None]  # slice(None); never slice(lower) alone, which means slice(None, lower)
             parts.append(cst.Call(func=cst.Name("slice"),
                                   args=[cst.Arg(b if b is not None else cst.Name("None")) for b in bounds]))
     if len(parts) == 1 and sub.slice[0].comma is cst.MaybeSentinel.DEFAULT:
@@ -116,7 +116,33 @@ class SetitemRule(Rule):
             return cst.Expr(setter, semicolon=semicolon)
         return cst.Assign(targets=[cst.AssignTarget(target.value)], value=call, semicolon=semicolon)
 
+    def _unpacking(self, original: cst.Assign, updated: cst.Assign):
+        """``a[:2], b[3:] = u, v``: the values first (as Python does), then one write per target."""
+        targets = original.targets[0].target.elements  # type: ignore[attr-defined]
+        if any(isinstance(e, cst.StarredElement) for e in targets) or \
+                not any(isinstance(e.value, cst.Subscript) and self._wanted(e.value) for e in targets):
+            return updated
+        values = cst.Name("_ported_values")
+        first = cst.Assign(targets=[cst.AssignTarget(values)], value=updated.value)
+        out: list[cst.BaseSmallStatement] = [first]
+        new_targets = updated.targets[0].target.elements  # type: ignore[attr-defined]
+        for i, (old, new) in enumerate(zip(targets, new_targets, strict=True)):
+            item = cst.Subscript(value=values, slice=[cst.SubscriptElement(cst.Index(cst.Integer(str(i))))])
+            if isinstance(old.value, cst.Subscript) and self._wanted(old.value):
+                write = self._rewrite(new.value, item, cst.MaybeSentinel.DEFAULT)
+                if write is None:
+                    return updated
+                out.append(write)
+            else:
+                out.append(cst.Assign(targets=[cst.AssignTarget(new.value)], value=item))
+        out[-1] = out[-1].with_changes(semicolon=updated.semicolon)
+        return cst.FlattenSentinel(out)
+
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.BaseSmallStatement:
+        if len(original.targets) == 1 and isinstance(original.targets[0].target, (cst.Tuple, cst.List)) and \
+                all(isinstance(e.value, (cst.Subscript, cst.Name, cst.Attribute))
+                    for e in original.targets[0].target.elements if not isinstance(e, cst.StarredElement)):
+            return self._unpacking(original, updated)
         if len(original.targets) != 1 or not isinstance(original.targets[0].target, cst.Subscript):
             return updated
         if isinstance(original.value, (cst.List, cst.ListComp)):
