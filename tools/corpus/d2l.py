@@ -15,9 +15,10 @@ most ``--batches`` (default 4) batches. Failures are classified:
 - ``data``: a local file the section reads is missing;
 - ``framework``: anything else (the traceback's innermost frame in framework, d2l or the cell is named);
 
-and a failure caused by an earlier failed cell (it reads a name that cell should have bound) takes that
-cell's class, marked ``(after cell N)``. The summary prints per chapter ok/total, the cells that need no
-network, and each failure's cause with ``file:line``.
+and a failure caused by an earlier failed cell (it reads a name that cell should have bound, directly or
+through a function an intervening cell defined over it) takes that cell's class, marked ``(after)``.
+The summary prints per chapter ok/total, the cells that need no network, and each failure's cause with
+``file:line``.
 """
 
 from __future__ import annotations
@@ -161,8 +162,14 @@ def _section_record(section, cells, results: Path, log: Path, rc, timed_out, wal
             for n in names_bound(c["source"]):
                 tainted.setdefault(n, (rec.get("after", c["index"]), rec["kind"], root))
         else:
+            # a cell that ran but read a name a failed cell should have bound (a function defined over
+            # it) passes the failure on to what it binds
+            origin = next((tainted[n] for n in sorted(names_read(c["source"])) if n in tainted), None)
             for n in names_bound(c["source"]):
-                tainted.pop(n, None)
+                if origin is None:
+                    tainted.pop(n, None)
+                else:
+                    tainted[n] = origin
         out_cells.append(rec)
     return {"section": section.path, "chapter": section.chapter, "cells": out_cells, "rc": rc,
             "timed_out": timed_out, "wall_s": wall, "port_notes": port_notes}

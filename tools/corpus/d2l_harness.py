@@ -303,6 +303,8 @@ def classify(e: BaseException) -> str:
             return "network"
     if "DatasetNotFoundError" in names:  # a gluon data set that MXNet would download
         return "network"
+    if any("pretrained weights" in str(x) for x in _chain(e)):  # model-zoo weights MXNet would download
+        return "network"
     if names & {"FileNotFoundError", "DataFileError"}:
         return "data"
     return "framework"
