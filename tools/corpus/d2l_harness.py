@@ -38,12 +38,20 @@ class NetworkNeeded(ConnectionError):
 
 # ------------------------------------------------------------------------------------------ network
 def close_network() -> None:
+    """Internet sockets cannot connect (local ones can: worker processes talk over AF_UNIX)."""
     def refuse(*args, **kwargs):
         raise NetworkNeeded(f"the network is closed by the d2l runner (asked for {args[:1]!r})")
 
+    connect = socket.socket.connect
+
+    def connect_local(self, address):
+        if self.family in (socket.AF_INET, socket.AF_INET6):
+            refuse(address)
+        return connect(self, address)
+
     socket.create_connection = refuse  # type: ignore[assignment]
     socket.getaddrinfo = refuse  # type: ignore[assignment]
-    socket.socket.connect = refuse  # type: ignore[method-assign]
+    socket.socket.connect = connect_local  # type: ignore[method-assign]
 
 
 def _file_index(data_dir: str | None) -> dict[str, str]:
