@@ -275,6 +275,15 @@ def load(root: Path) -> list[dict]:
     return json.loads(path.read_text())["sections"] if path.exists() else []
 
 
+def load_all(roots: list[Path]) -> list[dict]:
+    """The sections of several runs of the same engine; a later run's record of a section wins."""
+    merged: dict[str, dict] = {}
+    for root in roots:
+        for rec in load(root):
+            merged[rec["section"]] = rec
+    return [merged[k] for k in sorted(merged)]
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -292,16 +301,17 @@ def main(argv=None) -> int:
     p.add_argument("--batches", type=int, default=4)
     p.add_argument("--nice", type=int, default=10)
     p.add_argument("--out", help="results folder (default /tmp/d2l_runs/ENGINE)")
-    p.add_argument("--summary", metavar="DIR", help="print a finished run's summary")
-    p.add_argument("--reference", metavar="MX_DIR", help="a finished MXNet run: cells failing there too "
-                                                         "are counted apart in the summary")
+    p.add_argument("--summary", metavar="DIR", nargs="+",
+                   help="print the summary of finished runs (later runs' sections win)")
+    p.add_argument("--reference", metavar="MX_DIR[,MX_DIR]", help="finished MXNet runs: cells failing "
+                                                                  "there too are counted apart")
     p.add_argument("--compare", nargs=2, metavar=("FW_DIR", "MX_DIR"), help="final losses side by side")
     p.add_argument("--write-results", nargs=3, metavar=("FW_DIR", "MX_DIR", "OUT"),
                    help="write the numbers of two finished runs as Markdown (notes/d2l_results.md)")
     args = p.parse_args(argv)
-    reference = load(Path(args.reference)) if args.reference else None
+    reference = load_all([Path(r) for r in args.reference.split(",")]) if args.reference else None
     if args.summary:
-        summarise(load(Path(args.summary)), reference=reference)
+        summarise(load_all([Path(d) for d in args.summary]), reference=reference)
         return 0
     if args.compare:
         return compare(Path(args.compare[0]), Path(args.compare[1]))
@@ -382,10 +392,11 @@ TRAINING_CHAPTERS = ("chapter_linear-regression", "chapter_linear-classification
 
 def write_results(fw: Path, mx: Path, out: Path) -> int:
     """notes/d2l_results.md: numbers only (per-chapter counts, wall times, final losses side by side)."""
-    fw_rec, mx_rec = load(fw), load(mx)
+    fw_rec = load_all([Path(d) for d in str(fw).split(",")])
+    mx_rec = load_all([Path(d) for d in str(mx).split(",")])
     buf = io.StringIO()
     buf.write("# d2l-en (MXNet tab) on framework and on MXNet 1.9.1\n\n")
-    meta = json.loads((fw / "summary.json").read_text())
+    meta = json.loads((Path(str(fw).split(",")[0]) / "summary.json").read_text())
     buf.write(f"Snapshot {meta['commit']}; epochs <= 1, batches per loader <= 4; written by "
               "`python tools/corpus/d2l.py --write-results FW MX OUT`.\n\n## Cells (framework run)\n\n```\n")
     summarise(fw_rec, out=buf, reference=mx_rec)
