@@ -153,6 +153,9 @@ def _section_record(section, cells, results: Path, log: Path, rc, timed_out, wal
                    "error": why, "message": f"the section's process {why} (rc {rc})" +
                    ("" if timed_out else f": {log_last}"), "frames": []}
         rec["notes"] = c["notes"]
+        if rec["status"] == "error" and rec.get("kind") == "data" and \
+                "pretrained weights" in rec.get("message", ""):
+            rec["kind"] = "network"  # model-zoo weights that MXNet would download
         if rec["status"] == "error":
             origin = next((tainted[n] for n in sorted(names_read(c["source"])) if n in tainted), None)
             if origin is not None and rec["kind"] not in ("timeout", "crash"):
@@ -275,6 +278,23 @@ def load(root: Path) -> list[dict]:
     return json.loads(path.read_text())["sections"] if path.exists() else []
 
 
+def reclassify(root: Path) -> None:
+    """Rebuild a finished run's records from its jobs and raw results (after the classification rules
+    changed); times and exit statuses are kept."""
+    old = {r["section"]: r for r in load(root)}
+    records = []
+    for sec_path, rec in old.items():
+        slug = sec_path[:-3].replace("/", "__")
+        job = json.loads((root / "jobs" / f"{slug}.json").read_text())
+        section = Section(sec_path, [])
+        records.append(_section_record(section, job["cells"], root / "results" / f"{slug}.jsonl",
+                                       root / "logs" / f"{slug}.log", rec["rc"], rec["timed_out"],
+                                       rec["wall_s"]))
+    meta = json.loads((root / "summary.json").read_text())
+    meta["sections"] = records
+    (root / "summary.json").write_text(json.dumps(meta))
+
+
 def load_all(roots: list[Path]) -> list[dict]:
     """The sections of several runs of the same engine; a later run's record of a section wins."""
     merged: dict[str, dict] = {}
@@ -301,6 +321,7 @@ def main(argv=None) -> int:
     p.add_argument("--batches", type=int, default=4)
     p.add_argument("--nice", type=int, default=10)
     p.add_argument("--out", help="results folder (default /tmp/d2l_runs/ENGINE)")
+    p.add_argument("--reclassify", metavar="DIR", nargs="+", help="re-derive finished runs' failure classes")
     p.add_argument("--summary", metavar="DIR", nargs="+",
                    help="print the summary of finished runs (later runs' sections win)")
     p.add_argument("--reference", metavar="MX_DIR[,MX_DIR]", help="finished MXNet runs: cells failing "
@@ -309,6 +330,10 @@ def main(argv=None) -> int:
     p.add_argument("--write-results", nargs=3, metavar=("FW_DIR", "MX_DIR", "OUT"),
                    help="write the numbers of two finished runs as Markdown (notes/d2l_results.md)")
     args = p.parse_args(argv)
+    for d in args.reclassify or []:
+        reclassify(Path(d))
+    if args.reclassify and not args.summary:
+        return 0
     reference = load_all([Path(r) for r in args.reference.split(",")]) if args.reference else None
     if args.summary:
         summarise(load_all([Path(d) for d in args.summary]), reference=reference)
