@@ -60,24 +60,37 @@ _MAKERS = {"zeros", "ones", "empty", "full", "array", "tensor", "arange", "linsp
 
 
 class _Made(cst.CSTVisitor):
-    """Names the module assigns a call of an array-making function to (``c = d2l.zeros(n)``)."""
+    """Names the module assigns an array to: a call of an array-making function (``c = d2l.zeros(n)``)
+    or of an ``np``/``nd``/``npx`` function, also by unpacking (``conf, ids = np.max(p), np.argmax(p)``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, info) -> None:
+        self.info = info
         self.names: set[str] = set()
 
+    def _array_call(self, value: cst.BaseExpression) -> bool:
+        if not isinstance(value, cst.Call):
+            return False
+        if isinstance(value.func, cst.Attribute) and value.func.attr.value in _MAKERS:
+            return True
+        return (self.info.resolve(value.func) or "").startswith(("framework.np.", "framework.nd.",
+                                                                   "framework.npx."))
+
     def visit_Assign(self, node: cst.Assign) -> None:
-        call = node.value
-        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
-                call.func.attr.value in _MAKERS:
-            for t in node.targets:
-                if isinstance(t.target, cst.Name):
-                    self.names.add(t.target.value)
+        for t in node.targets:
+            if isinstance(t.target, cst.Name) and self._array_call(node.value):
+                self.names.add(t.target.value)
+            elif isinstance(t.target, (cst.Tuple, cst.List)) and \
+                    isinstance(node.value, (cst.Tuple, cst.List)) and \
+                    len(t.target.elements) == len(node.value.elements):
+                for target, value in zip(t.target.elements, node.value.elements, strict=True):
+                    if isinstance(target.value, cst.Name) and self._array_call(value.value):
+                        self.names.add(target.value.value)
 
 
 class SetitemRule(Rule):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        made = _Made()
+        made = _Made(ctx.info)
         ctx.module.visit(made)
         self.made = made.names
 
