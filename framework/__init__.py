@@ -70,6 +70,7 @@ _LAZY = {
     "numpy": "framework.np",
     "numpy_extension": "framework.npx",
     "rnd": "framework.np.random",
+    "log": "framework.log",
 }
 
 __all__ = [

@@ -15,7 +15,8 @@ import os
 from typing import Any, TypeVar
 
 __all__ = ["use_np", "use_np_array", "use_np_shape", "is_np_array", "is_np_shape", "set_np", "reset_np",
-           "set_np_shape", "np_shape", "np_array", "getenv", "setenv"]
+           "set_np_shape", "np_shape", "np_array", "getenv", "setenv", "get_cuda_compute_capability",
+           "gpu_memory_info"]
 
 T = TypeVar("T")
 
@@ -82,3 +83,23 @@ def setenv(name: str, value: str | None) -> None:
         os.environ.pop(name, None)
     else:
         os.environ[name] = str(value)
+
+
+def get_cuda_compute_capability(ctx: Any) -> int:
+    """The CUDA compute capability of a GPU device as an integer (8.0 -> 80)."""
+    from .device import as_device
+
+    dev = as_device(ctx)
+    if dev.platform != "gpu":
+        raise ValueError(f"get_cuda_compute_capability: expecting a gpu device, got {dev}")
+    major, _, minor = str(getattr(dev, "compute_capability", "0.0")).partition(".")
+    return int(major) * 10 + int(minor or 0)
+
+
+def gpu_memory_info(device_id: int = 0) -> tuple[int, int]:
+    """``(free, total)`` bytes of GPU ``device_id``'s memory, from the device's allocator statistics."""
+    from .device import as_device, gpu
+
+    stats = as_device(gpu(device_id), what="gpu_memory_info").memory_stats() or {}
+    total = int(stats.get("bytes_limit", 0))
+    return total - int(stats.get("bytes_in_use", 0)), total

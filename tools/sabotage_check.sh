@@ -44,10 +44,28 @@ download_no_length_check|framework/gluon/_download.py|s/    if total is not None
 fetch_unverified|framework/gluon/_download.py|s/                    problem = check(part)/                    problem = None/|tests/gluon/data/vision/test_data_vision_download.py::test_failures_name_the_url_and_the_fix_and_leave_nothing
 fetch_wrong_layout|framework/gluon/data/vision/_fetch.py|s/f"gluon\/dataset\/{entry/f"gluon\/{entry/|tests/gluon/data/vision/test_data_vision_download.py::test_mnist_downloads_its_split_from_the_repository_verifies_and_loads
 fetch_ignores_offline|framework/gluon/_download.py|s/    return os.environ.get("FRAMEWORK_OFFLINE", "").strip() in ("", "0")/    return True/|tests/gluon/data/vision/test_data_vision_download.py::test_offline_means_no_download
+np_alias_any_np|framework/port/rules/numpy_aliases.py|s/        if self.info.resolve(node) != f"numpy.{node.attr.value}":/        if False:/|tests/port/test_numpy_aliases.py::test_only_where_np_is_numpy
+np_alias_assign|framework/port/rules/numpy_aliases.py|s/        if self.get_metadata(ExpressionContextProvider, node, load) != load:/        if False:/|tests/port/test_numpy_aliases.py::test_assignments_and_deletions_are_left_alone
+np_ninf_parens|framework/port/rules/numpy_aliases.py|s/            if text.startswith("-") and not self._bare_value(original):/            if False:/|tests/port/test_numpy_aliases.py
 port_import_paths|framework/port/rules/_base.py|s/^        return False$/        return True/|tests/port/test_import_paths.py
 port_write_in_place|framework/port/_write.py|s/^            temps.append((_temp_for(path, text), path))/            open(path, "w").write(text); _point()/|tests/port/test_write_atomic.py::test_sigkill_at_random_points_leaves_every_file_original_or_fully_ported
-reader_follows_devices|framework/_files.py|s/^    if not stat.S_ISREG(st.st_mode):/    if False:/|tests/test_files_hostile.py
+reader_follows_devices|framework/_files.py|s/if not stat.S_ISREG(f\?st.st_mode):/if False:/|tests/test_files_hostile.py
 states_no_digest|framework/gluon/_trainer_states.py|s/^    elif meta.get("sha256") != _digest(meta, arrays):/    elif False:/|tests/gluon/test_trainer_states_digest.py
+symbol_no_schema|framework/symbol/_interp.py|s/^            check_node(source, nid, n.name, n.op, n.attrs, len(n.inputs))/            pass/|tests/symbol/test_validation.py
+symbol_no_budget|framework/symbol/_abstract.py|s/^        if size > budget:/        if False:/|tests/symbol/test_validation.py::test_a_graph_asking_for_gigabytes_is_refused_before_it_runs
+worker_reused|framework/gluon/data/_workers.py|s/^                self._replace(worker)  # a hung worker is never given another batch/                pass/|tests/gluon/data/test_data_workers.py::test_a_worker_that_timed_out_is_replaced_not_reused
+no_pixel_budget|framework/image/_codec.py|s/^            check_pixels(w, h, "imdecode", max_pixels)/            pass/|tests/image/test_pixel_budget.py
+resume_range|train/job.py|s/^    if saved.epoch > cfg.epochs:/    if False:/|tests/test_train_job.py::test_resume_with_fewer_epochs_than_the_checkpoint_is_refused
 early_stop_patience|framework/gluon/contrib/estimator/event_handler.py|s/if self.wait >= self.patience:/if self.wait > self.patience:/|tests/gluon/contrib/test_estimator.py::test_early_stopping_and_checkpoints_match_mxnet
+io_roll_over|framework/io/ndarray_iter.py|s/            self.cursor = self.cursor - self.num_data - self.batch_size/            self.cursor = -self.batch_size/|tests/io/test_iterators.py::test_ndarray_iter_last_batch_handles_and_shuffle
+kv_push_adds|framework/kvstore/kvstore.py|s/                self._store\[k\] = merged/                self._store[k] = self._store[k] + merged/|tests/kvstore/test_kvstore.py::test_push_without_optimizer_replaces_by_the_sum_and_pull_fills_variables
+custom_backward_scaled|framework/operator.py|s/        grads = \[g\] if spec.n_out == 1 else list(g)/        grads = [g * 2] if spec.n_out == 1 else list(g)/|tests/test_operator.py::test_custom_ops_train_in_record_backward_with_mxnets_gradients
+profile_drops_programs|framework/profiler.py|s/                e = dict(e, ts=e\["ts"\] + shift)/                e = dict(e, ts=e["ts"] + shift, name="x")/|tests/test_profiler.py::test_profile_of_the_seed_loop_holds_the_steps_programs
+api_io_unreachable|framework/__init__.py|s/    "io": "framework.io",//|tests/api/test_inventory.py::test_every_name_exists_or_is_listed
+foreach_scan_under_record|framework/nd/contrib/control_flow.py|s/    return _mode.is_recording() and not _has_tracer(\*trees)/    return False/|tests/nd/test_contrib_control_flow.py::test_foreach_in_a_hybridized_block_matches_eager_and_record_reaches_closed_over_weights
+box_nms_ties_wrong_order|framework/npx/boxes.py|s/        order = jnp.argsort(jnp.where(valid, -score, jnp.inf), stable=True)\[:k\]/        order = jnp.argsort(jnp.where(valid, score, jnp.inf), stable=True)[:k]/|tests/nd/test_contrib_reference.py::test_matches_mxnet_compiled
+roi_pool_float_bins|framework/npx/roi.py|s/        hi = -((-(k + 1) \* size\[:, None\]) \/\/ count) + start\[:, None\]/        hi = ((k + 1) * size[:, None]) \/\/ count + 1 + start[:, None]/|tests/nd/test_nd_extra_reference.py
+deformable_v1_bounds|framework/gluon/contrib/cnn/deformable.py|s/        valid = (py >= 0) \& (px >= 0) \& (py < h) \& (px < w)/        valid = (py > -1) \& (px > -1) \& (py < h) \& (px < w)/|tests/gluon/contrib/test_contrib_cnn.py::test_operators_follow_mxnet_boundary_rules
+mvn_sample_transposed|framework/gluon/probability/distributions/multivariate_normal.py|s/jnp.einsum("...jk,...k->...j", scale_tril, eps)/jnp.einsum("...jk,...j->...k", scale_tril, eps)/|tests/gluon/probability/test_distributions.py::test_multivariate_normal_samples_have_the_covariance
 CASES
 exit $status

@@ -185,8 +185,7 @@ def _attempt(url: str, part: Path, context: ssl.SSLContext, name: str) -> None:
     if have and url.startswith(("http://", "https://")):
         request.add_header("Range", f"bytes={have}-")
     try:
-        response = urllib.request.urlopen(request, timeout=TIMEOUT, context=context) \
-            if url.startswith("https://") else urllib.request.urlopen(request, timeout=TIMEOUT)
+        response = urllib.request.urlopen(request, timeout=TIMEOUT, context=context)
     except Exception as err:  # noqa: BLE001 - every failure is worded by _classify
         if isinstance(err, urllib.error.HTTPError) and err.code == 416 and have:
             part.write_bytes(b"")  # the partial file is not a prefix the server knows: start afresh
@@ -198,6 +197,9 @@ def _attempt(url: str, part: Path, context: ssl.SSLContext, name: str) -> None:
             mode = "ab"
         elif status == 200:
             mode, have = "wb", 0
+        elif status == 206:  # a range other than the one asked for
+            part.write_bytes(b"")
+            raise _Attempt("the server resumed at another byte than asked; starting afresh")
         else:
             raise _Attempt(f"the server answered HTTP {status} where 200 was expected", status >= 500)
         length = response.headers.get("Content-Length")

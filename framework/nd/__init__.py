@@ -25,15 +25,27 @@ from typing import Any
 import jax
 
 from .. import serialization
-from . import linalg, random
+from . import contrib, linalg, random
 from .arithmetic import *  # noqa: F403
 from .arithmetic import __all__ as _arith_all
+from .array_extras import *  # noqa: F403
+from .array_extras import __all__ as _extras_all
 from .creation import *  # noqa: F403
 from .creation import __all__ as _creation_all
+from .ctc import *  # noqa: F403
+from .ctc import __all__ as _ctc_all
+from .fused_rnn import *  # noqa: F403
+from .fused_rnn import __all__ as _rnn_all
 from .indexing import *  # noqa: F403
 from .indexing import __all__ as _indexing_all
+from .legacy_ops import *  # noqa: F403
+from .legacy_ops import __all__ as _legacy_all
 from .nn import *  # noqa: F403
 from .nn import __all__ as _nn_all
+from .optimizer_ops import *  # noqa: F403
+from .optimizer_ops import __all__ as _optimizer_all
+from .random_pdf import *  # noqa: F403
+from .random_pdf import __all__ as _pdf_all
 from .reduction import *  # noqa: F403
 from .reduction import __all__ as _reduction_all
 from .sequence import *  # noqa: F403
@@ -42,21 +54,31 @@ from .shape import *  # noqa: F403
 from .shape import __all__ as _shape_all
 from .sort import *  # noqa: F403
 from .sort import __all__ as _sort_all
+from .vision import *  # noqa: F403
+from .vision import __all__ as _vision_all
 
 NDArray = jax.Array
 
 _LINALG_ALIASES = {f"linalg_{n}": getattr(linalg, n) for n in linalg.__all__}
 globals().update(_LINALG_ALIASES)
-_RANDOM_ALIASES = {"random_uniform": random.uniform, "random_normal": random.normal,
+_RANDOM_ALIASES = {"uniform": random.uniform, "normal": random.normal,
+                   "sample_uniform": random.uniform, "sample_normal": random.normal,
+                   "sample_gamma": random.gamma, "sample_exponential": random.exponential,
+                   "sample_poisson": random.poisson, "sample_negative_binomial": random.negative_binomial,
+                   "sample_generalized_negative_binomial": random.generalized_negative_binomial,
+                   "random_negative_binomial": random.negative_binomial,
+                   "random_generalized_negative_binomial": random.generalized_negative_binomial,
+                   "random_uniform": random.uniform, "random_normal": random.normal,
                    "random_randint": random.randint, "random_poisson": random.poisson,
                    "random_exponential": random.exponential, "random_gamma": random.gamma,
                    "sample_multinomial": random.multinomial, "shuffle": random.shuffle}
 globals().update(_RANDOM_ALIASES)
 
 __all__ = [
-    "NDArray", "save", "load", "waitall", "linalg", "random",
-    *_arith_all, *_creation_all, *_indexing_all, *_nn_all, *_reduction_all, *_sequence_all, *_shape_all,
-    *_sort_all, *_LINALG_ALIASES, *_RANDOM_ALIASES,
+    "NDArray", "save", "load", "waitall", "contrib", "linalg", "random",
+    *_arith_all, *_extras_all, *_legacy_all, *_pdf_all, *_creation_all, *_ctc_all, *_rnn_all,
+    *_indexing_all, *_nn_all, *_optimizer_all, *_reduction_all, *_sequence_all, *_shape_all, *_sort_all,
+    *_vision_all, *_LINALG_ALIASES, *_RANDOM_ALIASES,
 ]
 
 
@@ -84,6 +106,10 @@ numpy, numpy_extension = np, npx
 
 
 def __getattr__(name: str) -> Any:
+    if name == "Custom":  # user-defined operators (framework.operator), imported on first use
+        from ..operator import Custom
+
+        return Custom
     raise AttributeError(
         f"framework.nd has no attribute {name!r}: it is not one of MXNet 1.x's NDArray functions "
         "supported here (see framework/nd/__init__.py for the list; framework.np has NumPy's names)"

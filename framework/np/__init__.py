@@ -17,6 +17,8 @@ from __future__ import annotations
 import jax.numpy as _jnp
 
 from . import random
+from .compat import *  # noqa: F403  (NumPy names jax.numpy dropped)
+from .compat import __all__ as _compat_all
 from .creation import (
     arange,
     array,
@@ -64,7 +66,17 @@ __all__ = [
     "ndarray",
     "stack",
     "concatenate",
+    *_compat_all,
 ]
+
+
+def _recordable_compat() -> None:
+    for _name in _compat_all:
+        if callable(globals()[_name]):
+            globals()[_name] = _recordable(globals()[_name])
+
+
+_recordable_compat()
 
 
 def __getattr__(name: str):

@@ -56,7 +56,8 @@ def test_unchanged_lines_are_kept_byte_for_byte():
         rewritten = [i for i in range(len(src)) if i not in kept]
         markers = ("mxnet", ".asnumpy(", ".asscalar(", ".attach_grad(", "] =", "] +=", "] *=", ".context",
                    ".copyto(", ".as_in_context(", ".wait_to_read(", "NDArray", ".as_n", ".ctx",
-                   ".device_type", "for ", "with ", "[range(", "[[", "idx]", ".array([", "float(", "int(")
+                   ".device_type", "for ", "with ", "[range(", "[[", "idx]", ".array([", "float(", "int(",
+                   "np.")
         for i in rewritten:  # a rewritten line held something a rule rewrites (or continues such a line)
             assert any(m in line for m in markers for line in src[max(0, i - 2): i + 3]), (case, src[i])
 

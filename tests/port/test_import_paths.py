@@ -23,6 +23,7 @@ CASES = {
     "ScalarsRule": ["from pkg.float import int", "import pkg.int.float as f"],
     "GetitemRule": ["from pkg.range import array", "import pkg.mx.getitem as g"],
     "VersionRule": ["from pkg.mx import __version__", "import pkg.mx.__version__ as v"],
+    "NumpyAliasRule": ["import numpy.float_ as f", "from numpy.bool8 import b", "import numpy.NINF"],
 }
 
 

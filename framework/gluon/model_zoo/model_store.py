@@ -13,7 +13,9 @@ from __future__ import annotations
 import hashlib
 import os
 
-__all__ = ["get_model_file", "short_hash", "default_roots", "purge"]
+from ..utils import check_sha1, replace_file
+
+__all__ = ["get_model_file", "short_hash", "default_roots", "purge", "check_sha1", "replace_file"]
 
 # MXNet 1.9.1's published checksums of its model-zoo files (model_store.py), name -> SHA-1.
 _MODEL_SHA1 = {

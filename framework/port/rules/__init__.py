@@ -6,15 +6,16 @@ from .getitem import GetitemRule
 from .imports import ImportsRule
 from .isinstance_rule import IsinstanceRule
 from .methods import MethodsRule
+from .numpy_aliases import NumpyAliasRule
 from .scalars import ScalarsRule
 from .setitem import SetitemRule
 from .unported import UnportedScan
 from .version import VersionRule
 
 __all__ = ["ORDER", "AttachGradRule", "ContextRule", "GetitemRule", "ImportsRule", "IsinstanceRule",
-           "MethodsRule", "ScalarsRule", "SetitemRule", "UnportedScan", "VersionRule"]
+           "MethodsRule", "NumpyAliasRule", "ScalarsRule", "SetitemRule", "UnportedScan", "VersionRule"]
 
 # UnportedScan reads the untouched source (true line numbers); AttachGradRule is last because it is the
-# only rule that adds lines.
-ORDER = (UnportedScan, VersionRule, ImportsRule, IsinstanceRule, ContextRule, MethodsRule, ScalarsRule,
-         SetitemRule, GetitemRule, AttachGradRule)
+# only rule that adds lines. NumpyAliasRule (numpy names NumPy 2 removed) also reports, so it comes early.
+ORDER = (UnportedScan, NumpyAliasRule, VersionRule, ImportsRule, IsinstanceRule, ContextRule, MethodsRule,
+         ScalarsRule, SetitemRule, GetitemRule, AttachGradRule)
