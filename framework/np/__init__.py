@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import jax.numpy as _jnp
 
-from . import random
+from . import linalg, random
 from .compat import *  # noqa: F403  (NumPy names jax.numpy dropped)
 from .compat import __all__ as _compat_all
 from .creation import (
@@ -47,6 +47,7 @@ inf = _jnp.inf
 nan = _jnp.nan
 
 __all__ = [
+    "linalg",
     "random",
     "arange",
     "array",

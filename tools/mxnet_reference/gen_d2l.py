@@ -142,10 +142,34 @@ def hybrid_f_facts() -> dict:
     return {"eager": fact(lambda: run(False)), "hybridized": fact(lambda: run(True))}
 
 
+def linalg_facts() -> dict:
+    def control_flow():
+        a = np.array([0.3, -0.2])
+        a.attach_grad()
+        with autograd.record():
+            b = a * 2
+            while np.linalg.norm(b) < 1000:
+                b = b * 2
+            d = b if b.sum() > 0 else 100 * b
+        d.backward()
+        return [d, a.grad]
+
+    def norm_grad():
+        x = np.array([[3.0, 4.0], [1.0, 2.0]])
+        x.attach_grad()
+        with autograd.record():
+            n = np.linalg.norm(x) + np.linalg.norm(x[0])
+        n.backward()
+        return [n, x.grad]
+
+    return {"control_flow": fact(control_flow), "norm_grad": fact(norm_grad)}
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     facts = {"mxnet": mx.__version__, "device": device_facts(), "indexing": indexing_facts(),
-             "initializer": initializer_facts(), "hybrid_F": hybrid_f_facts()}
+             "initializer": initializer_facts(), "hybrid_F": hybrid_f_facts(),
+             "linalg": linalg_facts()}
     (OUT / "behaviour.json").write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n")
     print(f"wrote {OUT / 'behaviour.json'}")
     return 0
