@@ -21,8 +21,8 @@ def __getattr__(name: str):
     try:
         value = getattr(_jla, name)
     except AttributeError:
-        raise AttributeError(f"framework.np.linalg has no attribute {name!r} (neither has jax.numpy.linalg)") \
-            from None
+        raise AttributeError(
+            f"framework.np.linalg has no attribute {name!r} (neither has jax.numpy.linalg)") from None
     if callable(value) and not isinstance(value, type):
         value = _recordable(value)
     globals()[name] = value
