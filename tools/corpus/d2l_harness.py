@@ -60,6 +60,8 @@ def _file_index(data_dir: str | None) -> dict[str, str]:
         for root, _, files in os.walk(data_dir, followlinks=True):
             for f in files:
                 index.setdefault(f, os.path.join(root, f))
+                folder = os.path.basename(root)
+                index.setdefault(f"{folder}/{f}", os.path.join(root, f))
     return index
 
 
@@ -130,15 +132,17 @@ def instrument_d2l(module, files: dict[str, str]) -> None:
 
 
 def serve_mxnet_datasets(files: dict[str, str]) -> list[str]:
-    """MXNet's gluon data sets download their files by URL; a file the data folder holds (by name) is
-    served from there instead. Its SHA-1 is not checked: MXNet's published files and other copies of
-    the same data (Fashion-MNIST's original ``.gz`` files) differ in their gzip wrappers only."""
+    """MXNet's gluon data sets download their files by URL; a file the data folder holds (as
+    ``<data set>/<file>``, e.g. ``fashion-mnist/train-images-idx3-ubyte.gz``) is served from there
+    instead. Its SHA-1 is not checked: MXNet's published files and other copies of the same data
+    (Fashion-MNIST's original ``.gz`` files) differ in their gzip wrappers only."""
     import mxnet.gluon.data.vision.datasets as vision
 
     fetch = vision.download
 
     def download(url, path=None, overwrite=False, sha1_hash=None, **kwargs):
-        name = url.split("/")[-1]
+        # by the data set's folder and file name (MNIST and Fashion-MNIST share their file names)
+        name = "/".join(url.split("/")[-2:])
         if name in files:
             target = os.path.join(path, name) if path and os.path.isdir(path) else (path or name)
             os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
