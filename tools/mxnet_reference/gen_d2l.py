@@ -79,7 +79,15 @@ def indexing_facts() -> dict:
         loss.backward()
         return w.grad
 
+    def set_leading_ones():
+        z = np.zeros(5)
+        z[2] = np.ones((1, 1)) * 3
+        w = np.zeros((2, 3))
+        w[1, 1:3] = np.ones((1, 1, 2)) * 4
+        return [z, w]
+
     return {
+        "set_leading_ones": fact(set_leading_ones),
         "range_and_float": fact(lambda: y_hat[range(2), np.array([0.0, 2.0])]),
         "range": fact(lambda: x[range(3)]),
         "float_array": fact(lambda: x[np.array([1.0, 2.7, -1.5])]),
