@@ -38,6 +38,7 @@ from .creation import (
 )
 from .dispatch import recordable as _recordable
 from .joining import concatenate, stack
+from .textio import genfromtxt
 
 ndarray = _jnp.ndarray
 newaxis = None
@@ -67,6 +68,7 @@ __all__ = [
     "ndarray",
     "stack",
     "concatenate",
+    "genfromtxt",
     *_compat_all,
 ]
 
