@@ -99,6 +99,12 @@ def waitall() -> None:
     npx.waitall()
 
 
+# MXNet's nd.np / nd.npx (nd.numpy / nd.numpy_extension): what a 1.x hybrid_forward's F offers in np mode
+from .. import np, npx  # noqa: E402
+
+numpy, numpy_extension = np, npx
+
+
 def __getattr__(name: str) -> Any:
     if name == "Custom":  # user-defined operators (framework.operator), imported on first use
         from ..operator import Custom
