@@ -20,14 +20,14 @@ CASES = {
     "MethodsRule": ["from pkg.asnumpy import f", "import pkg.x.copyto as c", "from .as_in_context import g"],
     "SetitemRule": ["from pkg.mx.setitem import s", "import pkg.mx.nd as x"],
     "AttachGradRule": ["from pkg.attach_grad import a", "import pkg.mx.attach_grad as ag"],
-    "ScalarsRule": ["from pkg.float import int", "import pkg.int.float as f"],
-    "GetitemRule": ["from pkg.range import array", "import pkg.mx.getitem as g"],
-    "VersionRule": ["from pkg.mx import __version__", "import pkg.mx.__version__ as v"],
     "NumpyAliasRule": ["import numpy.float_ as f", "from numpy.bool8 import b", "import numpy.NINF"],
-    "VersionRule": ["from pkg.mx import __version__", "import pkg.mxnet.__version__ as v"],
+    "VersionRule": ["from pkg.mx import __version__", "import pkg.mx.__version__ as v",
+                    "import pkg.mxnet.__version__ as v"],
     "ArraysRule": ["from pkg.mx.nd import reshape", "import pkg.x.expand_dims as e"],
-    "GetitemRule": ["from pkg.range import r", "import pkg.mx.nd as idx"],
-    "ScalarsRule": ["from pkg.float import f", "import pkg.int as i"],
+    "GetitemRule": ["from pkg.range import array", "import pkg.mx.getitem as g", "from pkg.range import r",
+                    "import pkg.mx.nd as idx"],
+    "ScalarsRule": ["from pkg.float import int", "import pkg.int.float as f", "from pkg.float import f",
+                    "import pkg.int as i"],
 }
 
 
