@@ -46,6 +46,7 @@ _LAZY = {
     "ndarray": "framework.nd",
     "util": "framework.util",
     "context": "framework.device",
+    "config": "framework.config",
 }
 
 __all__ = [

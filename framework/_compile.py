@@ -23,7 +23,6 @@ LRU. :func:`clear_caches` (also ``framework.clear_caches()``) empties all of the
 
 from __future__ import annotations
 
-import os
 import threading
 import weakref
 from collections import OrderedDict
@@ -31,6 +30,8 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import jax
+
+from . import config
 
 __all__ = ["jit", "pmap", "static", "thaw", "clear_caches", "on_clear", "block_function",
            "block_program", "Opaque", "forget",
@@ -110,16 +111,17 @@ def _lookup(desc: Hashable, owner: Any, make: Callable[[], Callable]) -> Callabl
 
 def jit(desc: Hashable, build: Callable[[], Callable], *, owner: Any = None,
         static_argnums: int | Sequence[int] = (), donate_argnums: int | Sequence[int] = ()) -> Callable:
-    """The compiled program for ``desc`` (``jax.jit(build())``, made once per owner and description)."""
-    return _lookup(("jit", desc), owner, lambda: jax.jit(build(), static_argnums=static_argnums,
-                                                          donate_argnums=donate_argnums))
+    """The compiled program for ``desc`` (``jax.jit(build())``, made once per owner, description and
+    value of the program switches of :mod:`framework.config`)."""
+    return _lookup(("jit", desc, config.program_key()), owner, lambda: jax.jit(
+        build(), static_argnums=static_argnums, donate_argnums=donate_argnums))
 
 
 def pmap(desc: Hashable, build: Callable[[], Callable], *, owner: Any, axis_name: str,
          devices: Sequence[jax.Device], static_broadcasted_argnums: int | Sequence[int] = (),
          donate_argnums: int | Sequence[int] = ()) -> Callable:
     """The program for ``desc`` mapped over ``devices`` (``jax.pmap``), made once per owner."""
-    key = ("pmap", desc, axis_name, tuple(devices))
+    key = ("pmap", desc, axis_name, tuple(devices), config.program_key())
     return _lookup(key, owner, lambda: jax.pmap(
         build(), axis_name=axis_name, devices=list(devices),
         static_broadcasted_argnums=static_broadcasted_argnums, donate_argnums=donate_argnums))
@@ -172,9 +174,10 @@ def register_rewrite(name: str, platforms: Sequence[str], match: Callable) -> Re
 
 
 def rewrites_enabled() -> bool:
-    """The one switch: ``FRAMEWORK_FAST_CPU=0`` turns every backend rewrite (and npx's fast CPU
-    kernels) off; read at each plan, so it can change at run time."""
-    return os.environ.get("FRAMEWORK_FAST_CPU", "1") != "0"
+    """The one switch, ``fast_cpu`` of :mod:`framework.config` (``FRAMEWORK_FAST_CPU=0``, or
+    ``config.set(fast_cpu=False)`` at run time), turns every backend rewrite (and npx's fast CPU kernels)
+    off; read at each plan."""
+    return config.get("fast_cpu")
 
 
 def rewrites() -> dict[str, Rewrite]:

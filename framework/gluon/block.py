@@ -32,7 +32,7 @@ from typing import Any
 
 import jax
 
-from .. import _compile
+from .. import _compile, config
 from .. import device as _device
 from ..autograd import mode, tape
 from ..autograd.graph import abstract_eval
@@ -333,7 +333,7 @@ class Block(StrictKwargs):
         names_of = {p: n for n, p in named.items()}
         traced = key is None and (_has_tracer(params) or _has_tracer(inputs))
         with _binding.Binding(values, training=training, key=key, block_names=blocks, device=device,
-                              traced=traced, owner=self) as b:
+                              traced=traced, owner=self) as b, config.platform_scope(device):
             out = self._invoke_forward(*inputs)
         if return_state:
             return out, {names_of[p]: v for p, v in b.state.items()}
