@@ -33,7 +33,7 @@ import jax
 
 from . import config
 
-__all__ = ["jit", "pmap", "static", "thaw", "clear_caches", "on_clear", "block_function",
+__all__ = ["jit", "pmap", "static", "thaw", "clear_caches", "on_clear", "program_names", "block_function",
            "block_program", "Opaque", "forget",
            "register_rewrite", "rewrites", "rewrites_enabled", "sequence_plan", "rewrite_listing"]
 
@@ -132,6 +132,15 @@ def forget(owner: Any) -> None:
     with _lock:
         owner.__dict__.pop("_compiled", None)
         _owners.discard(owner)
+
+
+def program_names(owner: Any = None) -> list[str]:
+    """The kind of each program compiled for ``owner`` (the shared cache when None): the first word of
+    its description, e.g. ``['update', 'fused_step']`` for a Trainer (a debug listing)."""
+    with _lock:
+        cache = _shared if owner is None else owner.__dict__.get("_compiled", {})
+        return [desc[1][0] for desc in cache if desc[0] in ("jit", "pmap") and isinstance(desc[1], tuple)
+                and desc[1] and isinstance(desc[1][0], str)]
 
 
 def on_clear(hook: Callable[[], None]) -> Callable[[], None]:
@@ -243,8 +252,12 @@ def block_function(block: Any, training: bool, return_state: bool, device: Any =
     return forward
 
 
-def block_program(block: Any, training: bool, return_state: bool, device: Any = None) -> Callable:
+def block_program(block: Any, training: bool, return_state: bool, device: Any = None,
+                  structure: Hashable | None = None) -> Callable:
     """``block_function`` compiled, cached on the block (one program per mode, device and tree
-    structure: adding or replacing a child compiles afresh, as MXNet clears its cached graph)."""
-    return jit(("forward", training, return_state, device, block._structure_key()),
+    ``structure``, by default the block's current one: adding or replacing a child compiles afresh, as
+    MXNet clears its cached graph)."""
+    if structure is None:
+        structure = block._structure_key()
+    return jit(("forward", training, return_state, device, structure),
                lambda: block_function(block, training, return_state, device), owner=block)
