@@ -71,6 +71,7 @@ _LAZY = {
     "numpy_extension": "framework.npx",
     "rnd": "framework.np.random",
     "log": "framework.log",
+    "config": "framework.config",
 }
 
 __all__ = [
