@@ -44,7 +44,7 @@ download_no_length_check|framework/gluon/_download.py|s/    if total is not None
 fetch_unverified|framework/gluon/_download.py|s/                    problem = check(part)/                    problem = None/|tests/gluon/data/vision/test_data_vision_download.py::test_failures_name_the_url_and_the_fix_and_leave_nothing
 fetch_wrong_layout|framework/gluon/data/vision/_fetch.py|s/f"gluon\/dataset\/{entry/f"gluon\/{entry/|tests/gluon/data/vision/test_data_vision_download.py::test_mnist_downloads_its_split_from_the_repository_verifies_and_loads
 fetch_ignores_offline|framework/gluon/_download.py|s/    return os.environ.get("FRAMEWORK_OFFLINE", "").strip() in ("", "0")/    return True/|tests/gluon/data/vision/test_data_vision_download.py::test_offline_means_no_download
-port_import_paths|framework/port/rules/_base.py|s/^        return False$/        return True/|tests/port/test_import_paths.py
+port_import_paths|framework/port/rules/_base.py|s/^        elif self._import_depth:/        elif False:/|tests/port/test_import_paths.py
 port_write_in_place|framework/port/_write.py|s/^            temps.append((_temp_for(path, text), path))/            open(path, "w").write(text); _point()/|tests/port/test_write_atomic.py::test_sigkill_at_random_points_leaves_every_file_original_or_fully_ported
 reader_follows_devices|framework/_files.py|s/if not stat.S_ISREG(f\?st.st_mode):/if False:/|tests/test_files_hostile.py
 states_no_digest|framework/gluon/_trainer_states.py|s/^    elif meta.get("sha256") != _digest(meta, arrays):/    elif False:/|tests/gluon/test_trainer_states_digest.py

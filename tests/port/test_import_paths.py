@@ -20,6 +20,9 @@ CASES = {
     "MethodsRule": ["from pkg.asnumpy import f", "import pkg.x.copyto as c", "from .as_in_context import g"],
     "SetitemRule": ["from pkg.mx.setitem import s", "import pkg.mx.nd as x"],
     "AttachGradRule": ["from pkg.attach_grad import a", "import pkg.mx.attach_grad as ag"],
+    "VersionRule": ["from pkg.mx import __version__", "import pkg.mx.__version__ as v"],
+    "ScalarsRule": ["from pkg.float import int", "import pkg.mx.float as f"],
+    "GetitemRule": ["from pkg.mx.getitem import g", "import pkg.array.tensor as t"],
 }
 
 
