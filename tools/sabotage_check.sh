@@ -48,6 +48,7 @@ np_alias_any_np|framework/port/rules/numpy_aliases.py|s/        if self.info.res
 np_alias_assign|framework/port/rules/numpy_aliases.py|s/        if self.get_metadata(ExpressionContextProvider, node, load) != load:/        if False:/|tests/port/test_numpy_aliases.py::test_assignments_and_deletions_are_left_alone
 np_ninf_parens|framework/port/rules/numpy_aliases.py|s/            if text.startswith("-") and not self._bare_value(original):/            if False:/|tests/port/test_numpy_aliases.py
 port_import_paths|framework/port/rules/_base.py|s/^        return False$/        return True/|tests/port/test_import_paths.py
+port_import_paths|framework/port/rules/_base.py|s/^        elif self._import_depth:/        elif False:/|tests/port/test_import_paths.py
 port_write_in_place|framework/port/_write.py|s/^            temps.append((_temp_for(path, text), path))/            open(path, "w").write(text); _point()/|tests/port/test_write_atomic.py::test_sigkill_at_random_points_leaves_every_file_original_or_fully_ported
 reader_follows_devices|framework/_files.py|s/if not stat.S_ISREG(f\?st.st_mode):/if False:/|tests/test_files_hostile.py
 states_no_digest|framework/gluon/_trainer_states.py|s/^    elif meta.get("sha256") != _digest(meta, arrays):/    elif False:/|tests/gluon/test_trainer_states_digest.py

@@ -25,9 +25,11 @@ CASES = {
                     "import pkg.mxnet.__version__ as v"],
     "ArraysRule": ["from pkg.mx.nd import reshape", "import pkg.x.expand_dims as e"],
     "GetitemRule": ["from pkg.range import array", "import pkg.mx.getitem as g", "from pkg.range import r",
-                    "import pkg.mx.nd as idx"],
+                    "import pkg.mx.nd as idx",
+                    "from pkg.mx.getitem import g", "import pkg.array.tensor as t"],
     "ScalarsRule": ["from pkg.float import int", "import pkg.int.float as f", "from pkg.float import f",
-                    "import pkg.int as i"],
+                    "import pkg.int as i",
+                    "import pkg.mx.float as f"],
 }
 
 
