@@ -25,7 +25,7 @@ from typing import Any
 import jax
 
 from .. import serialization
-from . import contrib, linalg, random
+from . import contrib, image, linalg, random
 from .arithmetic import *  # noqa: F403
 from .arithmetic import __all__ as _arith_all
 from .array_extras import *  # noqa: F403
@@ -75,7 +75,7 @@ _RANDOM_ALIASES = {"uniform": random.uniform, "normal": random.normal,
 globals().update(_RANDOM_ALIASES)
 
 __all__ = [
-    "NDArray", "save", "load", "waitall", "contrib", "linalg", "random",
+    "NDArray", "save", "load", "waitall", "contrib", "image", "linalg", "random",
     *_arith_all, *_extras_all, *_legacy_all, *_pdf_all, *_creation_all, *_ctc_all, *_rnn_all,
     *_indexing_all, *_nn_all, *_optimizer_all, *_reduction_all, *_sequence_all, *_shape_all, *_sort_all,
     *_vision_all, *_LINALG_ALIASES, *_RANDOM_ALIASES,

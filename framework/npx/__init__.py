@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import jax
 
-from ..device import cpu, cpu_pinned, current_context, current_device, device_scope, gpu, num_gpus
+from ..device import Context, cpu, cpu_pinned, current_context, current_device, device_scope, gpu, num_gpus
 from ..np import random
 from ..np.dispatch import recordable
 from ..serialization import load, save, savez
+from .devices_info import get_cuda_compute_capability, gpu_memory_info
 from .methods import (
     NDArray,
     as_in_context,
@@ -35,7 +36,8 @@ from .ops import __all__ as _ops_all
 
 __all__ = [
     "set_np", "reset_np", "is_np_array", "is_np_shape", "use_np", "waitall",
-    "cpu", "cpu_pinned", "gpu", "num_gpus", "current_context", "current_device", "device_scope",
+    "cpu", "cpu_pinned", "gpu", "num_gpus", "current_context", "current_device", "device_scope", "Context",
+    "gpu_memory_info", "get_cuda_compute_capability", "image",
     "random", "save", "load", "savez",
     "asnumpy", "asscalar", "item", "wait_to_read", "copyto", "copy_into", "as_in_context", "context_of",
     "device_type", "device_id", "setitem", "NDArray",
@@ -111,4 +113,10 @@ def waitall() -> None:
 
 
 def __getattr__(name: str):
+    if name == "image":  # imported when first used (it reads framework.nd and framework.image)
+        import importlib
+
+        module = importlib.import_module(".image", __name__)
+        globals()["image"] = module
+        return module
     raise AttributeError(f"framework.npx has no attribute {name!r}")
