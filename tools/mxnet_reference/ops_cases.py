@@ -528,6 +528,22 @@ def image() -> None:
     case("image_lighting", "nd.image.adjust_lighting", [fimg], {"alpha": [0.02, -0.01, 0.03]})
 
 
+def deformable() -> None:
+    """Deformable convolutions (DCN v1 and v2)."""
+    x = f32(2, 4, 6, 7, seed=160)
+    w = f32(6, 2, 3, 3, seed=161)
+    off = f32(2, 2 * 2 * 9, 6, 7, seed=162, lo=-1.5, hi=1.5)
+    kw = {"kernel": [3, 3], "pad": [1, 1], "num_filter": 6, "num_group": 2, "num_deformable_group": 2}
+    case("deformable_conv", "nd.contrib.DeformableConvolution", [x, off, w, f32(6, seed=163)], kw,
+         grad=[0, 1, 2, 3])
+    off2 = f32(2, 2 * 4, 2, 3, seed=164, lo=-2, hi=2)
+    case("deformable_conv_stride", "nd.contrib.DeformableConvolution", [x, off2, f32(5, 4, 2, 2, seed=165)],
+         {"kernel": [2, 2], "stride": [2, 2], "dilate": [2, 1], "num_filter": 5, "no_bias": True},
+         grad=[0, 1, 2])
+    # ModulatedDeformableConvolution: MXNet 1.9.1 implements it on GPU only (tests/npx checks it against
+    # DeformableConvolution with a mask of ones)
+
+
 def build() -> None:
     tensor_ops()
     detection()
@@ -538,3 +554,4 @@ def build() -> None:
     updates()
     nd_rest()
     image()
+    deformable()
