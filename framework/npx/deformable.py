@@ -21,6 +21,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from ._kernel import compiled
+
 __all__ = ["deformable_convolution", "modulated_deformable_convolution"]
 
 
@@ -95,6 +97,7 @@ def _deform(data, offset, mask, weight, bias, kernel, stride, dilate, pad, num_f
     return out
 
 
+@compiled("data", "offset", "weight", "bias")
 def deformable_convolution(data: jax.Array, offset: jax.Array, weight: jax.Array,
                            bias: jax.Array | None = None,
                            kernel: Any = None, stride: Any = (), dilate: Any = (), pad: Any = (),
@@ -106,6 +109,7 @@ def deformable_convolution(data: jax.Array, offset: jax.Array, weight: jax.Array
                    num_group, num_deformable_group, no_bias, "DeformableConvolution")
 
 
+@compiled("data", "offset", "mask", "weight", "bias")
 def modulated_deformable_convolution(data: jax.Array, offset: jax.Array, mask: jax.Array,
                                      weight: jax.Array,
                                      bias: jax.Array | None = None, kernel: Any = None, stride: Any = (),
