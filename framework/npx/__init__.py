@@ -18,8 +18,8 @@ from ..np._indexing import getitem
 from ..np._scalars import to_float, to_int
 from ..np.dispatch import recordable
 from ..serialization import load, save, savez
-from ..util import get_cuda_compute_capability, gpu_memory_info
 from . import utils
+from .devices_info import get_cuda_compute_capability, gpu_memory_info
 from .interop import from_dlpack, from_numpy, to_dlpack_for_read
 from .methods import (
     NDArray,
@@ -40,12 +40,12 @@ from .ops import __all__ as _ops_all
 
 __all__ = [
     "set_np", "reset_np", "is_np_array", "is_np_shape", "use_np", "waitall",
-    "cpu", "cpu_pinned", "gpu", "num_gpus", "current_context", "current_device", "device_scope",
+    "cpu", "cpu_pinned", "gpu", "num_gpus", "current_context", "current_device", "device_scope", "Context",
+    "gpu_memory_info", "get_cuda_compute_capability", "image",
     "random", "save", "load", "savez",
     "asnumpy", "asscalar", "item", "wait_to_read", "copyto", "copy_into", "as_in_context", "context_of",
     "device_type", "device_id", "setitem", "getitem", "to_float", "to_int", "NDArray",
-    "from_numpy", "from_dlpack", "to_dlpack_for_read", "Context", "get_cuda_compute_capability",
-    "gpu_memory_info", "utils",
+    "from_numpy", "from_dlpack", "to_dlpack_for_read", "utils",
     *_ops_all,
 ]
 
@@ -118,4 +118,10 @@ def waitall() -> None:
 
 
 def __getattr__(name: str):
+    if name == "image":  # imported when first used (it reads framework.nd and framework.image)
+        import importlib
+
+        module = importlib.import_module(".image", __name__)
+        globals()["image"] = module
+        return module
     raise AttributeError(f"framework.npx has no attribute {name!r}")
