@@ -10,8 +10,9 @@ F, ...)`` the namespace is ``F`` (framework.nd there); elsewhere it is the modul
 Which values are MXNet arrays, per function and without data flow beyond names: the arguments of a
 class's ``hybrid_forward`` (after ``F``) and ``forward`` (those without a literal non-None default);
 results of ``F.*`` and ``mx.nd.*`` calls; indexing, arithmetic and routed methods of those; a call of
-``self.<attr>(...)`` with an array argument (a child Block); loop variables over them; and names bound
-only to such values. Nested functions see their enclosing function's arrays.
+``self.<attr>(...)`` or of a name (a child Block, a helper) with an array argument; loop variables over
+them; and names bound to such values (unless also bound to something visibly not an array). Nested
+functions see their enclosing function's arrays.
 
 A module in NumPy mode (it imports ``mxnet.numpy``/``numpy_extension`` or calls ``set_np``) is left
 alone: its arrays have NumPy's semantics, which ``jax.Array`` already has. Where a ``reshape`` with
@@ -171,10 +172,15 @@ class ArraysRule(Rule):
                 if func.attr.value in _ARRAY_RESULT and self._is_array(func.value, scope):
                     return True
                 owner = func.value
+                while isinstance(owner, cst.Attribute):
+                    owner = owner.value
                 if (isinstance(owner, cst.Name) and owner.value == "self") or (
                         isinstance(owner, cst.Call) and isinstance(owner.func, cst.Name)
                         and owner.func.value == "super"):
                     return any(self._is_array(a.value, scope) for a in node.args)
+            if isinstance(func, cst.Name) and func.value not in _NOT_ARRAY_CALLS and \
+                    not self.info.is_module(func.value):  # a child Block or a helper, given arrays
+                return any(self._is_array(a.value, scope) for a in node.args)
         return False
 
     def _iter_elements(self, target: cst.BaseExpression, it: cst.BaseExpression, scope: _Scope) -> list[str]:
