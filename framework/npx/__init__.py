@@ -20,6 +20,7 @@ from ..np.dispatch import recordable
 from ..serialization import load, save, savez
 from ..util import get_cuda_compute_capability, gpu_memory_info
 from . import utils
+from .attach_owned import attach_grad_attributes
 from .interop import from_dlpack, from_numpy, to_dlpack_for_read
 from .methods import (
     NDArray,
@@ -43,7 +44,8 @@ __all__ = [
     "cpu", "cpu_pinned", "gpu", "num_gpus", "current_context", "current_device", "device_scope",
     "random", "save", "load", "savez",
     "asnumpy", "asscalar", "item", "wait_to_read", "copyto", "copy_into", "as_in_context", "context_of",
-    "device_type", "device_id", "setitem", "getitem", "to_float", "to_int", "NDArray",
+    "device_type", "device_id", "setitem", "getitem", "to_float", "to_int", "attach_grad_attributes",
+    "NDArray",
     "from_numpy", "from_dlpack", "to_dlpack_for_read", "Context", "get_cuda_compute_capability",
     "gpu_memory_info", "utils",
     *_ops_all,
