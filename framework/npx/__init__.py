@@ -19,6 +19,7 @@ from ..np._scalars import to_float, to_int
 from ..np.dispatch import recordable
 from ..serialization import load, save, savez
 from . import utils
+from .attach_owned import attach_grad_attributes
 from .devices_info import get_cuda_compute_capability, gpu_memory_info
 from .interop import from_dlpack, from_numpy, to_dlpack_for_read
 from .methods import (
@@ -44,8 +45,8 @@ __all__ = [
     "gpu_memory_info", "get_cuda_compute_capability", "image",
     "random", "save", "load", "savez",
     "asnumpy", "asscalar", "item", "wait_to_read", "copyto", "copy_into", "as_in_context", "context_of",
-    "device_type", "device_id", "setitem", "getitem", "to_float", "to_int", "NDArray",
-    "from_numpy", "from_dlpack", "to_dlpack_for_read", "utils",
+    "device_type", "device_id", "setitem", "getitem", "to_float", "to_int", "attach_grad_attributes",
+    "NDArray", "from_numpy", "from_dlpack", "to_dlpack_for_read", "utils",
     *_ops_all,
 ]
 
