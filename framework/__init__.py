@@ -72,6 +72,7 @@ _LAZY = {
     "rnd": "framework.np.random",
     "log": "framework.log",
     "config": "framework.config",
+    "contrib": "framework.contrib",
 }
 
 __all__ = [
