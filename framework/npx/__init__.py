@@ -91,6 +91,13 @@ def _make_recordable() -> None:
 _make_recordable()
 
 
+#: MXNet 1.9.1 ``mx.npx`` names that are not offered: modules and helpers its file imports, not API.
+NOT_SUPPORTED: dict[str, str] = {
+    n: "a name MXNet's numpy_extension module imports for itself (Python's or MXNet's internals), not API"
+    for n in ("check_call", "classproperty", "ctypes", "threading", "warnings", "with_metaclass")
+}
+
+
 def set_np(shape: bool = True, array: bool = True, dtype: bool = False) -> None:
     """Accepted for MXNet compatibility: this framework is always in NumPy mode. Idempotent."""
 
