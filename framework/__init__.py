@@ -71,6 +71,8 @@ _LAZY = {
     "numpy_extension": "framework.npx",
     "rnd": "framework.np.random",
     "log": "framework.log",
+    "config": "framework.config",
+    "contrib": "framework.contrib",
 }
 
 __all__ = [

@@ -86,20 +86,14 @@ def setenv(name: str, value: str | None) -> None:
 
 
 def get_cuda_compute_capability(ctx: Any) -> int:
-    """The CUDA compute capability of a GPU device as an integer (8.0 -> 80)."""
-    from .device import as_device
+    """The CUDA compute capability of a GPU device as an integer (8.0 -> 80): ``npx``'s function."""
+    from .npx.devices_info import get_cuda_compute_capability as capability
 
-    dev = as_device(ctx)
-    if dev.platform != "gpu":
-        raise ValueError(f"get_cuda_compute_capability: expecting a gpu device, got {dev}")
-    major, _, minor = str(getattr(dev, "compute_capability", "0.0")).partition(".")
-    return int(major) * 10 + int(minor or 0)
+    return capability(ctx)
 
 
 def gpu_memory_info(device_id: int = 0) -> tuple[int, int]:
-    """``(free, total)`` bytes of GPU ``device_id``'s memory, from the device's allocator statistics."""
-    from .device import as_device, gpu
+    """``(free, total)`` bytes of GPU ``device_id``'s memory: ``npx``'s function."""
+    from .npx.devices_info import gpu_memory_info as info
 
-    stats = as_device(gpu(device_id), what="gpu_memory_info").memory_stats() or {}
-    total = int(stats.get("bytes_limit", 0))
-    return total - int(stats.get("bytes_in_use", 0)), total
+    return info(device_id)

@@ -48,6 +48,7 @@ np_alias_any_np|framework/port/rules/numpy_aliases.py|s/        if self.info.res
 np_alias_assign|framework/port/rules/numpy_aliases.py|s/        if self.get_metadata(ExpressionContextProvider, node, load) != load:/        if False:/|tests/port/test_numpy_aliases.py::test_assignments_and_deletions_are_left_alone
 np_ninf_parens|framework/port/rules/numpy_aliases.py|s/            if text.startswith("-") and not self._bare_value(original):/            if False:/|tests/port/test_numpy_aliases.py
 port_import_paths|framework/port/rules/_base.py|s/^        return False$/        return True/|tests/port/test_import_paths.py
+port_import_paths|framework/port/rules/_base.py|s/^        elif self._import_depth:/        elif False:/|tests/port/test_import_paths.py
 port_write_in_place|framework/port/_write.py|s/^            temps.append((_temp_for(path, text), path))/            open(path, "w").write(text); _point()/|tests/port/test_write_atomic.py::test_sigkill_at_random_points_leaves_every_file_original_or_fully_ported
 reader_follows_devices|framework/_files.py|s/if not stat.S_ISREG(f\?st.st_mode):/if False:/|tests/test_files_hostile.py
 states_no_digest|framework/gluon/_trainer_states.py|s/^    elif meta.get("sha256") != _digest(meta, arrays):/    elif False:/|tests/gluon/test_trainer_states_digest.py
@@ -71,5 +72,16 @@ port_cache_trusts_any_entry|framework/port/cache.py|s/entry.get("source_sha256")
 port_cache_any_directory|framework/port/cache.py|s/    if st.st_mode \& 0o022:/    if False:/|tests/test_run.py::test_port_cache_refuses_a_directory_others_can_write
 arrays_rule_skips_reshape|framework/port/rules/arrays.py|s/        if method not in ROUTED or not self._scopes:/        if method not in ROUTED or method == "reshape" or not self._scopes:/|tests/port/test_gcv_snippets.py::test_snippet_matches_mxnet[arrays_hybrid]
 version_rule_off|framework/port/rules/version.py|s/if updated.attr.value != "__version__" or/if True or/|tests/port/test_gcv_snippets.py::test_snippet_matches_mxnet[version]
+head_sum_any_dtype|framework/autograd/pending.py|s/            if r is not None and r.aval.dtype == jnp.float32:  # head.sum() is the backward's total/            if r is not None:/|tests/autograd/test_record.py::test_sum_after_backward_is_the_backwards_total
+record_template_blind|framework/gluon/block.py|s/        if last is not None and last.structure is tree and last.training is training \\/        if last is not None and last.structure is tree and (True or last.training is training) \\/|tests/gluon/test_block.py::test_recording_again_follows_changed_shapes_mode_and_parameter_types
+late_grads_wrong_step|framework/autograd/pending.py|s/else h for g, h in zip(self.grads, late, strict=True)\]/else h * 0.5 for g, h in zip(self.grads, late, strict=True)]/|tests/autograd/test_lazy.py::test_gradients_nobody_reads_are_never_computed_and_a_read_gets_the_steps_own
+user_kwargs_strict|framework/base.py|s/        if kwargs and framework_class(cls):/        if kwargs:/|tests/gluon/test_block_imperative.py::test_user_init_may_take_and_drop_a_keyword
+deferred_traces_forward|framework/gluon/block.py|s/        if traced or (compiled and self._active):/        if True:/|tests/gluon/test_block_imperative.py::test_plain_block_runs_python_on_concrete_arrays_at_deferred_init
+switch_not_in_key|framework/_compile.py|s/    return _lookup(("jit", desc, config.program_key()), owner, lambda: jax.jit(/    return _lookup(("jit", desc), owner, lambda: jax.jit(/|tests/test_config.py::test_flipping_the_fast_cpu_switch_between_two_calls_gives_the_other_program
+tiers_always_whole|framework/autograd/pending.py|s/^    return seen$/    return True/|tests/autograd/test_tiers.py::test_an_episode_loop_of_new_lengths_compiles_nothing_after_warm_up
+vjp_accumulation_dropped|framework/autograd/walk.py|s/    return \[o + next(it) if a else o for o, a in zip(out, acc, strict=True)\]/    return [o for o, a in zip(out, acc, strict=True)]/|tests/autograd/test_tiers.py::test_node_by_node_gradients_equal_jax_grad
+device_twice_overwrites|framework/gluon/parameter.py|s/(self._grad_req == "add" or (self._repeated and self._fresh_grad.get(device))):/(self._grad_req == "add"):/|tests/gluon/test_fused_step.py::test_a_device_named_twice_fuses_both_slices_and_adds_their_gradients
+nd_batchnorm_mode_at_replay|framework/nd/nn.py|s/use_global_stats, output_mean_var, axis, cudnn_off, _mode.is_training(), name=name,/use_global_stats, output_mean_var, axis, cudnn_off, None, name=name,/|tests/nd/test_mode_at_call.py::test_nd_batchnorm_on_a_recorded_input_uses_batch_statistics
+update_ops_no_inplace|framework/nd/optimizer_ops.py|s/            t\[...\] = v/            pass/|tests/nd/test_optimizer_ops.py::test_variables_are_updated_in_place_as_in_mxnet
 CASES
 exit $status

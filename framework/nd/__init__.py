@@ -25,7 +25,7 @@ from typing import Any
 import jax
 
 from .. import serialization
-from . import contrib, linalg, random
+from . import contrib, image, linalg, random
 from .arithmetic import *  # noqa: F403
 from .arithmetic import __all__ as _arith_all
 from .array_extras import *  # noqa: F403
@@ -75,7 +75,7 @@ _RANDOM_ALIASES = {"uniform": random.uniform, "normal": random.normal,
 globals().update(_RANDOM_ALIASES)
 
 __all__ = [
-    "NDArray", "save", "load", "waitall", "contrib", "linalg", "random",
+    "NDArray", "save", "load", "waitall", "contrib", "image", "linalg", "random", "NOT_SUPPORTED",
     *_arith_all, *_extras_all, *_legacy_all, *_pdf_all, *_creation_all, *_ctc_all, *_rnn_all,
     *_indexing_all, *_nn_all, *_optimizer_all, *_reduction_all, *_sequence_all, *_shape_all, *_sort_all,
     *_vision_all, *_LINALG_ALIASES, *_RANDOM_ALIASES,
@@ -99,11 +99,37 @@ def waitall() -> None:
     npx.waitall()
 
 
+#: MXNet 1.9.1 ``mx.nd`` names that are not offered, with the reason and what to use instead.
+NOT_SUPPORTED: dict[str, str] = {
+    "CachedOp": "MXNet's graph executor handle; hybridize() (one jax.jit) is the equivalent",
+    "IdentityAttachKLSparseReg": "keeps a moving average as an auxiliary state updated during backward; "
+                                 "add a KL sparsity penalty to the loss instead",
+    "sparse": "sparse storage (csr/row_sparse): JAX arrays are dense",
+    "register": "MXNet's C-operator registration machinery",
+    "op": "MXNet's generated operator module; the operators are framework.nd's functions",
+    "utils": "MXNet's private helpers module",
+    **{n: "MXNet's generated operator module; the operators are framework.nd's functions"
+       for n in ("gen__internal", "gen_contrib", "gen_image", "gen_linalg", "gen_op", "gen_sparse")},
+    **{n: "MXNet's internal indexing helper"
+       for n in ("get_indexing_dispatch_code", "get_oshape_of_gather_nd_op",
+                 "indexing_key_expand_implicit_axes")},
+}
+
+# MXNet's nd.np / nd.npx (nd.numpy / nd.numpy_extension): what a 1.x hybrid_forward's F offers in np mode
+from .. import np, npx  # noqa: E402
+
+numpy, numpy_extension = np, npx
+
+
 def __getattr__(name: str) -> Any:
     if name == "Custom":  # user-defined operators (framework.operator), imported on first use
         from ..operator import Custom
 
         return Custom
+    if name == "ndarray":  # mx.nd.ndarray as in MXNet
+        import importlib
+
+        return importlib.import_module("framework.nd")
     raise AttributeError(
         f"framework.nd has no attribute {name!r}: it is not one of MXNet 1.x's NDArray functions "
         "supported here (see framework/nd/__init__.py for the list; framework.np has NumPy's names)"

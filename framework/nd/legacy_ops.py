@@ -20,8 +20,8 @@ from .. import serialization
 from . import nn as _nn
 from ._op import nd_op
 
-__all__ = ["SVMOutput", "Convolution_v1", "Pooling_v1", "BatchNorm_v1", "from_numpy", "from_dlpack",
-           "to_dlpack_for_read", "to_dlpack_for_write", "load_frombuffer"]
+__all__ = ["imdecode", "SVMOutput", "Convolution_v1", "Pooling_v1", "BatchNorm_v1", "from_numpy",
+           "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write", "load_frombuffer"]
 
 
 @functools.cache
@@ -85,3 +85,23 @@ def to_dlpack_for_write(data: jax.Array) -> Any:
 def load_frombuffer(buf: bytes) -> Any:
     """``nd.load`` from the bytes of an MXNet ``.params``/NDArray file held in memory."""
     return serialization.load(bytes(buf))
+
+
+def imdecode(str_img: bytes, clip_rect: tuple[int, int, int, int] = (0, 0, 0, 0), out: Any = None,
+             index: int = 0, channels: int = 3, mean: Any = None) -> jax.Array:
+    """Decode an encoded image (JPEG, PNG, ...) into an (H, W, channels) uint8 array (RGB), cropped to
+    ``clip_rect`` (x0, y0, x1, y1) when it is not empty, minus ``mean`` (then float32) when given."""
+    from .. import image as _image
+
+    if out is not None:
+        raise TypeError("nd.imdecode(..., out=...): jax arrays are immutable; use the returned array")
+    img = onp.asarray(_image.imdecode(str_img, flag=0 if channels == 1 else 1))
+    if img.ndim == 2:
+        img = img[:, :, None]
+    x0, y0, x1, y1 = (int(v) for v in clip_rect)
+    if x1 > x0 and y1 > y0:
+        img = img[y0:y1, x0:x1]
+    arr = jnp.asarray(img)
+    if mean is not None:
+        arr = arr.astype(jnp.float32) - jnp.asarray(mean, jnp.float32)
+    return arr

@@ -18,8 +18,9 @@ from ..np._indexing import getitem
 from ..np._scalars import to_float, to_int
 from ..np.dispatch import recordable
 from ..serialization import load, save, savez
-from ..util import get_cuda_compute_capability, gpu_memory_info
 from . import utils
+from .attach_owned import attach_grad_attributes
+from .devices_info import get_cuda_compute_capability, gpu_memory_info
 from .interop import from_dlpack, from_numpy, to_dlpack_for_read
 from .methods import (
     NDArray,
@@ -40,12 +41,12 @@ from .ops import __all__ as _ops_all
 
 __all__ = [
     "set_np", "reset_np", "is_np_array", "is_np_shape", "use_np", "waitall",
-    "cpu", "cpu_pinned", "gpu", "num_gpus", "current_context", "current_device", "device_scope",
+    "cpu", "cpu_pinned", "gpu", "num_gpus", "current_context", "current_device", "device_scope", "Context",
+    "gpu_memory_info", "get_cuda_compute_capability", "image",
     "random", "save", "load", "savez",
     "asnumpy", "asscalar", "item", "wait_to_read", "copyto", "copy_into", "as_in_context", "context_of",
-    "device_type", "device_id", "setitem", "getitem", "to_float", "to_int", "NDArray",
-    "from_numpy", "from_dlpack", "to_dlpack_for_read", "Context", "get_cuda_compute_capability",
-    "gpu_memory_info", "utils",
+    "device_type", "device_id", "setitem", "getitem", "to_float", "to_int", "attach_grad_attributes",
+    "NDArray", "from_numpy", "from_dlpack", "to_dlpack_for_read", "utils",
     *_ops_all,
 ]
 
@@ -90,6 +91,13 @@ def _make_recordable() -> None:
 _make_recordable()
 
 
+#: MXNet 1.9.1 ``mx.npx`` names that are not offered: modules and helpers its file imports, not API.
+NOT_SUPPORTED: dict[str, str] = {
+    n: "a name MXNet's numpy_extension module imports for itself (Python's or MXNet's internals), not API"
+    for n in ("check_call", "classproperty", "ctypes", "threading", "warnings", "with_metaclass")
+}
+
+
 def set_np(shape: bool = True, array: bool = True, dtype: bool = False) -> None:
     """Accepted for MXNet compatibility: this framework is always in NumPy mode. Idempotent."""
 
@@ -118,4 +126,10 @@ def waitall() -> None:
 
 
 def __getattr__(name: str):
+    if name == "image":  # imported when first used (it reads framework.nd and framework.image)
+        import importlib
+
+        module = importlib.import_module(".image", __name__)
+        globals()["image"] = module
+        return module
     raise AttributeError(f"framework.npx has no attribute {name!r}")

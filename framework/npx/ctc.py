@@ -17,9 +17,12 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from ._kernel import compiled
+
 __all__ = ["ctc_loss"]
 
 
+@compiled("data", "label", "data_lengths", "label_lengths")
 def ctc_loss(data: jax.Array, label: jax.Array, data_lengths: jax.Array | None = None,
              label_lengths: jax.Array | None = None, use_data_lengths: bool = False,
              use_label_lengths: bool = False, blank_label: str = "first") -> jax.Array:

@@ -21,6 +21,8 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from ._kernel import compiled
+
 __all__ = ["rnn", "rnn_param_size"]
 
 _GATES = {"lstm": 4, "gru": 3, "rnn_relu": 1, "rnn_tanh": 1}
@@ -95,7 +97,29 @@ def rnn(data: jax.Array, parameters: jax.Array, state: jax.Array, state_cell: ja
         key: jax.Array | None = None) -> Any:
     """The output (T, N, dirs*state_size); with ``state_outputs`` also the final hidden state
     (layers*dirs, N, state_size) and, for LSTM, the final cell state. ``p`` drops between layers in
-    training mode (``training=None`` follows ``autograd.is_training()``)."""
+    training mode (``training=None`` follows ``autograd.is_training()``). Runs as one compiled program."""
+    if p > 0 and training is None:
+        from ..autograd import mode as _mode
+
+        training = _mode.is_training()
+    if p > 0 and training and key is None:
+        from ..np import random as _random
+
+        key = _random.next_key()
+    return _rnn(data, parameters, state, state_cell, sequence_length, state_size, num_layers, bidirectional,
+                mode, p, state_outputs, projection_size, lstm_state_clip_min, lstm_state_clip_max,
+                lstm_state_clip_nan, use_sequence_length, training=bool(training), key=key)
+
+
+@compiled("data", "parameters", "state", "state_cell", "sequence_length", "key")
+def _rnn(data: jax.Array, parameters: jax.Array, state: jax.Array, state_cell: jax.Array | None = None,
+         sequence_length: jax.Array | None = None, state_size: int | None = None,
+        num_layers: int | None = None,
+        bidirectional: bool = False, mode: str | None = None, p: float = 0.0, state_outputs: bool = False,
+        projection_size: int | None = None, lstm_state_clip_min: float | None = None,
+        lstm_state_clip_max: float | None = None, lstm_state_clip_nan: bool = False,
+        use_sequence_length: bool = False, *, training: bool = False,
+        key: jax.Array | None = None) -> Any:
     op = "rnn"
     if mode not in _GATES:
         raise ValueError(f"{op}: mode={mode!r} must be one of {sorted(_GATES)}")
@@ -126,14 +150,6 @@ def rnn(data: jax.Array, parameters: jax.Array, state: jax.Array, state_cell: ja
     clip = None
     if mode == "lstm" and (lstm_state_clip_min is not None or lstm_state_clip_max is not None):
         clip = (lstm_state_clip_min, lstm_state_clip_max, bool(lstm_state_clip_nan))
-    if p > 0 and training is None:
-        from ..autograd import mode as _mode
-
-        training = _mode.is_training()
-    if p > 0 and training and key is None:
-        from ..np import random as _random
-
-        key = _random.next_key()
     cells = _unpack(parameters, mode, c, h, layers, dirs)
     x = data
     hs, cs = [], []

@@ -226,7 +226,8 @@ ARITY.update(dict.fromkeys(("broadcast_like", "dot", "_np_dot", "_npi_dot", "bat
                             "_npx_embedding"), (2, 2)))
 ARITY.update(dict.fromkeys(("where", "_npi_where", "LayerNorm", "_npx_layer_norm", "GroupNorm",
                             "_npx_group_norm", "InstanceNorm", "_npx_instance_norm"), (3, 3)))
-ARITY.update(dict.fromkeys(("BatchNorm", "_npx_batch_norm", "BatchNorm_v1", "CuDNNBatchNorm"), (5, 5)))
+ARITY.update(dict.fromkeys(("BatchNorm", "_npx_batch_norm", "BatchNorm_v1", "CuDNNBatchNorm",
+                            "_contrib_SyncBatchNorm"), (5, 5)))
 ARITY.update(dict.fromkeys(("Convolution", "_npx_convolution", "Convolution_v1", "FullyConnected",
                             "_npx_fully_connected"), _bias(False)))
 ARITY.update(dict.fromkeys(("Deconvolution", "_npx_deconvolution"), _bias(True)))

@@ -507,6 +507,43 @@ def nd_rest() -> None:
                                                          "use_linear": True}, grad=[0])
 
 
+def image() -> None:
+    """mx.nd.image's deterministic operators (uint8 and float images)."""
+    img = rs(150).randint(0, 256, (5, 7, 3)).astype(np.uint8)
+    fimg = img.astype(np.float32)
+    case("image_to_tensor", "nd.image.to_tensor", [img])
+    case("image_to_tensor_batch", "nd.image.to_tensor", [np.stack([fimg, fimg[::-1]])])
+    chw = f32(3, 4, 5, seed=151)
+    case("image_normalize", "nd.image.normalize", [chw], {"mean": [0.1, 0.2, 0.3], "std": [0.5, 1.0, 2.0]},
+         grad=[0])
+    case("image_normalize_batch", "nd.image.normalize", [f32(2, 3, 4, 5, seed=152)],
+         {"mean": 0.5, "std": 2.0})
+    case("image_crop", "nd.image.crop", [img], {"x": 1, "y": 2, "width": 4, "height": 3})
+    # even sizes: MXNet 1.9.1's flips leave the middle column/row of an odd size unwritten (zeros)
+    case("image_flip_lr", "nd.image.flip_left_right", [img[:, :6].copy()])
+    case("image_flip_tb", "nd.image.flip_top_bottom", [fimg[:4].copy()])
+    case("image_resize_float", "nd.image.resize", [fimg], {"size": [4, 9]})
+    case("image_resize_short", "nd.image.resize", [fimg], {"size": 4, "keep_ratio": True})
+    case("image_resize_nearest", "nd.image.resize", [fimg], {"size": [10, 3], "interp": 0})
+    case("image_lighting", "nd.image.adjust_lighting", [fimg], {"alpha": [0.02, -0.01, 0.03]})
+
+
+def deformable() -> None:
+    """Deformable convolutions (DCN v1 and v2)."""
+    x = f32(2, 4, 6, 7, seed=160)
+    w = f32(6, 2, 3, 3, seed=161)
+    off = f32(2, 2 * 2 * 9, 6, 7, seed=162, lo=-1.5, hi=1.5)
+    kw = {"kernel": [3, 3], "pad": [1, 1], "num_filter": 6, "num_group": 2, "num_deformable_group": 2}
+    case("deformable_conv", "nd.contrib.DeformableConvolution", [x, off, w, f32(6, seed=163)], kw,
+         grad=[0, 1, 2, 3])
+    off2 = f32(2, 2 * 4, 2, 3, seed=164, lo=-2, hi=2)
+    case("deformable_conv_stride", "nd.contrib.DeformableConvolution", [x, off2, f32(5, 4, 2, 2, seed=165)],
+         {"kernel": [2, 2], "stride": [2, 2], "dilate": [2, 1], "num_filter": 5, "no_bias": True},
+         grad=[0, 1, 2])
+    # ModulatedDeformableConvolution: MXNet 1.9.1 implements it on GPU only (tests/npx checks it against
+    # DeformableConvolution with a mask of ones)
+
+
 def build() -> None:
     tensor_ops()
     detection()
@@ -516,3 +553,5 @@ def build() -> None:
     vision()
     updates()
     nd_rest()
+    image()
+    deformable()

@@ -60,7 +60,7 @@ def _single(outs: Any) -> bool:
 
 
 def _stack(items: list) -> Any:
-    from .. import stack
+    from ..shape import stack
 
     return stack(*items, axis=0)
 
@@ -201,7 +201,8 @@ def _call(func, vars_):
 
 
 def _while_steps(cond, func, vars_, max_iterations):
-    from .. import zeros
+    from ..creation import zeros
+    from ..shape import concat
 
     outputs: list[list] = []
     fmt: Any = None
@@ -220,8 +221,6 @@ def _while_steps(cond, func, vars_, max_iterations):
         if steps < max_iterations:
             first = rows[0]
             rows.append(zeros((max_iterations - steps, *first.shape[1:]), dtype=first.dtype))
-        from .. import concat
-
         stacked.append(concat(*rows, dim=0))
     return (stacked[0] if _single(fmt) else _regroup_like(fmt, stacked)), vars_
 

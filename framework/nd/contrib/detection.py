@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from ...npx import boxes as _boxes
+from ...npx import deformable as _deformable
 from ...npx import multibox as _multibox
 from ...npx import resize as _resize
 from ...npx import roi as _roi
@@ -18,7 +19,8 @@ from .._op import nd_op
 
 __all__ = ["box_nms", "box_non_maximum_suppression", "box_iou", "box_encode", "box_decode",
            "bipartite_matching", "MultiBoxPrior", "MultiBoxTarget", "MultiBoxDetection", "ROIAlign",
-           "BilinearResize2D", "AdaptiveAvgPooling2D"]
+           "BilinearResize2D", "AdaptiveAvgPooling2D", "DeformableConvolution",
+           "ModulatedDeformableConvolution"]
 
 box_nms = nd_op(_boxes.box_nms)
 box_non_maximum_suppression = nd_op(_boxes.box_non_maximum_suppression)
@@ -32,3 +34,5 @@ MultiBoxDetection = nd_op(_multibox.multibox_detection)
 ROIAlign = nd_op(_roi.roi_align)
 BilinearResize2D = nd_op(_resize.bilinear_resize_2d)
 AdaptiveAvgPooling2D = nd_op(_resize.adaptive_avg_pooling_2d)
+DeformableConvolution = nd_op(_deformable.deformable_convolution)
+ModulatedDeformableConvolution = nd_op(_deformable.modulated_deformable_convolution)

@@ -15,6 +15,7 @@ from typing import Any
 
 import jax
 
+from ...device import current_context
 from ...npx import contrib_ops as _ops
 from ...npx import ctc as _ctc
 from ...npx import shape as _shape
@@ -27,7 +28,7 @@ __all__ = ["arange_like", "boolean_mask", "index_copy", "index_array", "quadrati
            "isfinite", "isinf", "isnan", "allclose", "round_ste", "sign_ste", "gradientmultiplier",
            "interleaved_matmul_selfatt_qk", "interleaved_matmul_selfatt_valatt",
            "interleaved_matmul_encdec_qk", "interleaved_matmul_encdec_valatt", "rand_zipfian", "uniform",
-           "CTCLoss", "ctc_loss", "SparseEmbedding", "SyncBatchNorm", "BatchNormWithReLU"]
+           "CTCLoss", "ctc_loss", "SparseEmbedding", "SyncBatchNorm", "BatchNormWithReLU", "current_context"]
 
 arange_like = nd_op(_shape.arange_like)
 boolean_mask = nd_op(_ops.boolean_mask)

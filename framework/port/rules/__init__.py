@@ -18,7 +18,7 @@ __all__ = ["ORDER", "ArraysRule", "AttachGradRule", "ContextRule", "GetitemRule"
            "VersionRule"]
 
 # ArraysRule rewrites calls in place (no line moves) before UnportedScan reads the source (true line
-# numbers), so what it routes is not reported; AttachGradRule is last because it is the only rule that
-# adds lines. NumpyAliasRule (numpy names NumPy 2 removed) also reports, so it comes early.
+# numbers), so what it routes is not reported; NumpyAliasRule (numpy names NumPy 2 removed) also reports,
+# so it comes early; AttachGradRule is last because it is the only rule that adds lines.
 ORDER = (ArraysRule, UnportedScan, NumpyAliasRule, VersionRule, ImportsRule, IsinstanceRule, ContextRule,
          MethodsRule, ScalarsRule, SetitemRule, GetitemRule, AttachGradRule)

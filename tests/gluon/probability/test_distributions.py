@@ -181,23 +181,31 @@ def test_samples_follow_the_distribution(case):
     assert not onp.array_equal(x, _draws(d, 4000, key=1))
 
 
+def _shape(fn):
+    return jax.eval_shape(fn).shape  # abstract: no program is compiled
+
+
 def test_sample_shapes_follow_mxnet():
+    k = jax.random.key(0)
     d = mgp.Normal(jnp.zeros((2, 3)), 1.0)
-    assert d.sample().shape == (2, 3)
-    assert d.sample((4, 2, 3)).shape == (4, 2, 3)  # size is the whole shape
-    assert d.sample_n(4).shape == (4, 2, 3) and d.sample_n((4, 5)).shape == (4, 5, 2, 3)
-    assert mgp.Normal(0.0, 1.0).sample_n(3).shape == (3,)
+    assert _shape(lambda: d.sample(key=k)) == (2, 3)
+    assert _shape(lambda: d.sample((4, 2, 3), key=k)) == (4, 2, 3)  # size is the whole shape
+    assert _shape(lambda: d.sample_n(4, key=k)) == (4, 2, 3)
+    assert _shape(lambda: d.sample_n((4, 5), key=k)) == (4, 5, 2, 3)
+    assert _shape(lambda: mgp.Normal(0.0, 1.0).sample_n(3, key=k)) == (3,)
     c = mgp.Categorical(4, prob=jnp.full((2, 4), 0.25))
-    assert c.sample().shape == (2,) and c.sample_n(5).shape == (5, 2)
+    assert _shape(lambda: c.sample(key=k)) == (2,) and _shape(lambda: c.sample_n(5, key=k)) == (5, 2)
     mvn = mgp.MultivariateNormal(jnp.zeros(3), cov=jnp.eye(3))
-    assert mvn.sample().shape == (3,) and mvn.sample_n(4).shape == (4, 3) and mvn.sample((6,)).shape == (6, 3)
+    assert _shape(lambda: mvn.sample(key=k)) == (3,) and _shape(lambda: mvn.sample_n(4, key=k)) == (4, 3)
+    assert _shape(lambda: mvn.sample((6,), key=k)) == (6, 3)
     dr = mgp.Dirichlet(jnp.ones((2, 3)))
-    assert dr.sample().shape == (2, 3) and dr.sample_n(5).shape == (5, 2, 3)
+    assert _shape(lambda: dr.sample(key=k)) == (2, 3) and _shape(lambda: dr.sample_n(5, key=k)) == (5, 2, 3)
     m = mgp.Multinomial(3, prob=jnp.array([0.2, 0.3, 0.5]), total_count=6)
-    assert m.sample_n(4).shape == (4, 3) and bool((m.sample_n(4).sum(-1) == 6).all())
-    assert mgp.OneHotCategorical(3, prob=jnp.array([0.2, 0.3, 0.5])).sample_n(2).shape == (2, 3)
-    assert d.broadcast_to((5, 2, 3)).sample().shape == (5, 2, 3)
-    assert mgp.Bernoulli(prob=jnp.full(3, 0.5)).broadcast_to((2, 3)).mean.shape == (2, 3)
+    assert bool((m.sample_n(4, key=k).sum(-1) == 6).all())
+    onehot = mgp.OneHotCategorical(3, prob=jnp.array([0.2, 0.3, 0.5]))
+    assert _shape(lambda: onehot.sample_n(2, key=k)) == (2, 3)
+    assert _shape(lambda: d.broadcast_to((5, 2, 3)).sample(key=k)) == (5, 2, 3)
+    assert _shape(lambda: mgp.Bernoulli(prob=jnp.full(3, 0.5)).broadcast_to((2, 3)).mean) == (2, 3)
 
 
 def test_multivariate_normal_samples_have_the_covariance():
@@ -220,7 +228,7 @@ def test_draws_without_a_key_follow_the_seed():
 
 def test_relaxed_distributions():
     rb = mgp.RelaxedBernoulli(0.5, prob=jnp.array([0.2, 0.8]))
-    x = rb.sample_n(2000, key=jax.random.key(0))
+    x = jax.jit(lambda k: rb.sample_n(2000, key=k))(jax.random.key(0))
     assert bool(((x > 0) & (x < 1)).all())
     onp.testing.assert_allclose((onp.asarray(x) > 0.5).mean(0), [0.2, 0.8], atol=0.03)
     # its density is the Concrete density (Maddison et al., 2017, eq. 24)
@@ -229,7 +237,7 @@ def test_relaxed_distributions():
     onp.testing.assert_allclose(mgp.RelaxedBernoulli(t, prob=0.3).log_prob(jnp.asarray(y)), onp.log(dens),
                                 rtol=1e-4, atol=1e-5)
     ro = mgp.RelaxedOneHotCategorical(0.3, 3, prob=jnp.array([0.2, 0.3, 0.5]))
-    y = ro.sample_n(3000, key=jax.random.key(1))
+    y = jax.jit(lambda k: ro.sample_n(3000, key=k))(jax.random.key(1))
     onp.testing.assert_allclose(y.sum(-1), 1.0, rtol=1e-5)
     onp.testing.assert_allclose(onp.bincount(onp.asarray(y).argmax(-1), minlength=3) / 3000, [0.2, 0.3, 0.5],
                                 atol=0.03)

@@ -61,7 +61,7 @@ def test_vae_gradients_are_jax_grad(hybridize):
         loss = ((out - X) ** 2).sum() + net.losses[0]
     loss.backward()
     assert len(net.losses) == 1 and net.losses[0].shape == ()
-    want = jax.grad(lambda ps: _pure_loss(net, ps))(net.collect_params().values_on())
+    want = jax.jit(jax.grad(lambda ps: _pure_loss(net, ps)))(net.collect_params().values_on())
     for name, p in net.collect_params().items():
         onp.testing.assert_allclose(p.grad(), want[name], rtol=1e-5, atol=1e-6, err_msg=name)
 
@@ -81,11 +81,11 @@ def test_log_likelihood_and_reparameterised_sample_gradients_under_record():
         out = -dd.log_prob(x).sum() + (dd.sample_n(8, key=KEY) ** 2).mean()
         return out + mgp.Gamma(sc, 2.0).entropy().sum()
 
-    gl, gs = jax.grad(f, argnums=(0, 1))(jnp.array([0.5, -1.0]), jnp.array([1.5, 0.7]))
+    gl, gs = jax.jit(jax.grad(f, argnums=(0, 1)))(jnp.array([0.5, -1.0]), jnp.array([1.5, 0.7]))
     onp.testing.assert_allclose(loc.grad, gl, rtol=1e-5)
     onp.testing.assert_allclose(scale.grad, gs, rtol=1e-5)
     # gamma samples are reparameterised too: d mean(x) / d shape = scale
-    g = jax.grad(lambda a: mgp.Gamma(a, 2.0).sample_n(20000, key=KEY).mean())(3.0)
+    g = jax.jit(jax.grad(lambda a: mgp.Gamma(a, 2.0).sample_n(20000, key=KEY).mean()))(3.0)
     assert abs(float(g) - 2.0) < 0.1
 
 
@@ -120,3 +120,12 @@ def test_undecorated_forward_is_an_error():
 
     with pytest.raises(ValueError, match="should be decorated by StochasticBlock.collectLoss"):
         Plain()(X)
+
+
+def test_a_hybridized_parent_keeps_no_traced_losses_on_its_children():
+    net = mgp.StochasticSequential()
+    net.add(_net(), _net())
+    net.hybridize()
+    net(X)
+    assert len(net.losses) == 2 and not isinstance(net.losses[0][0], jax.core.Tracer)
+    assert all(child.losses == [] for child in net._children.values())

@@ -3,7 +3,9 @@
 
 Decorate ``forward`` with :meth:`StochasticBlock.collectLoss`; inside it call ``self.add_loss(l)``.
 Calling the block returns the forward's output and keeps the collected losses in ``block.losses``;
-hybridized, the losses are outputs of the compiled program.
+hybridized, the losses are outputs of the compiled program (a child's ``losses`` are readable inside
+its parent's forward, where the parent collects them; after a compiled call of the parent only the
+parent keeps them).
 
 >>> from framework import np
 >>> from framework.gluon import nn
@@ -27,9 +29,25 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+import jax
+
 from ...block import Block, HybridBlock
 
 __all__ = ["StochasticBlock", "StochasticSequential"]
+
+
+def _traced(tree: Any) -> bool:
+    return any(isinstance(v, jax.core.Tracer) for v in jax.tree_util.tree_leaves(tree))
+
+
+def _forget_traced_losses(block: Block) -> None:
+    """Drop losses that a block collected inside a trace (a tracer must not outlive its trace)."""
+    stack = [block]
+    while stack:
+        b = stack.pop()
+        if isinstance(b, StochasticBlock) and _traced(b._losses):
+            object.__setattr__(b, "_losses", [])
+        stack.extend(b._children.values())
 
 
 class StochasticBlock(HybridBlock):
@@ -63,6 +81,9 @@ class StochasticBlock(HybridBlock):
             raise ValueError("The forward function should be decorated by StochasticBlock.collectLoss")
         out, losses = super().__call__(*args)
         object.__setattr__(self, "_losses", list(losses))
+        if not _traced(losses):  # a compiled call: the children's traced losses died with the trace
+            for child in self._children.values():
+                _forget_traced_losses(child)
         return out
 
     @property

@@ -184,7 +184,8 @@ erfinv.__doc__ = "MXNet's factory: ``erfinv()(x)``, the inverse error function."
 
 
 class cached_property:  # noqa: N801 (MXNet's name)
-    """A property computed once per instance, then stored on it (MXNet's ``cached_property``)."""
+    """A property computed once per instance, then stored on it (MXNet's ``cached_property``); a value
+    computed under a trace is not stored (a tracer must not outlive its trace)."""
 
     def __init__(self, func: Callable[[Any], Any]) -> None:
         self._func = func
@@ -194,7 +195,8 @@ class cached_property:  # noqa: N801 (MXNet's name)
         if instance is None:
             return self
         value = self._func(instance)
-        setattr(instance, self._func.__name__, value)
+        if not any(isinstance(v, jax.core.Tracer) for v in jax.tree_util.tree_leaves(value)):
+            setattr(instance, self._func.__name__, value)
         return value
 
 
