@@ -21,6 +21,9 @@ CASES = {
     "SetitemRule": ["from pkg.mx.setitem import s", "import pkg.mx.nd as x"],
     "AttachGradRule": ["from pkg.attach_grad import a", "import pkg.mx.attach_grad as ag"],
     "NumpyAliasRule": ["import numpy.float_ as f", "from numpy.bool8 import b", "import numpy.NINF"],
+    "VersionRule": ["from pkg.mx import __version__", "import pkg.mx.__version__ as v"],
+    "ScalarsRule": ["from pkg.float import f", "import pkg.mx.int as i"],
+    "GetitemRule": ["from pkg.range import r", "import pkg.mx.getitem as g"],
 }
 
 
