@@ -70,6 +70,9 @@ _LAZY = {
     "numpy": "framework.np",
     "numpy_extension": "framework.npx",
     "rnd": "framework.np.random",
+    "log": "framework.log",
+    "config": "framework.config",
+    "contrib": "framework.contrib",
 }
 
 __all__ = [

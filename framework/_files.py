@@ -52,9 +52,9 @@ def kind_of(mode: int) -> str:
 
 
 def _refuse(path: str, mode: int, what: str) -> NotARegularFileError:
-    import errno
-    return NotARegularFileError(errno.EINVAL, f"{what} {path} is {kind_of(mode)}, not a regular file; "
-                                              "pass the path of a regular file")
+    err = NotARegularFileError(f"{what} {path} is {kind_of(mode)}, not a regular file; pass the path of a "
+                               "regular file")
+    return err
 
 
 class _Bounded(io.RawIOBase):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import sys
 import weakref
 from collections.abc import Iterable
 from typing import Any
@@ -72,9 +73,12 @@ def init_arguments(cls: type) -> frozenset[str]:
 
 
 def framework_class(cls: type) -> bool:
-    """Whether ``cls`` is defined in the framework's own package (not a user's subclass)."""
+    """Whether ``cls`` is one of the framework's own classes (defined at the top level of a framework
+    module), not a user's subclass."""
     module = cls.__module__ or ""
-    return module == "framework" or module.startswith("framework.")
+    if not (module == "framework" or module.startswith("framework.")):
+        return False
+    return vars(sys.modules[module]).get(cls.__name__) is cls if module in sys.modules else False
 
 
 class StrictKwargs:

@@ -1,9 +1,12 @@
 """``python -m framework.run script.py [args...]``: run an MXNet script on framework, unchanged.
 
 The script, and every module it imports that imports ``mxnet``, is ported on the fly by
-:mod:`framework.port` (an import hook; nothing is written to disk, no ``.pyc`` either). ``import mxnet``
-(and ``mxnet.gluon``, ``mxnet.ndarray``, ...) in code that is not ported resolves to framework's
-modules. What the porter could not port is printed to stderr before the script runs.
+:mod:`framework.port` (an import hook; the files themselves are never written, nor any ``.pyc`` of them).
+``import mxnet`` (and ``mxnet.gluon``, ``mxnet.ndarray``, ...) in code that is not ported resolves to
+framework's modules. What the porter could not port is printed to stderr before the script runs.
+Ported modules are kept in the user's port cache (:mod:`framework.port.cache`,
+``$FRAMEWORK_HOME/port-cache``), so a module is ported once per version of its source and of the porter;
+``FRAMEWORK_PORT_CACHE=0`` ports every time.
 
 >>> import sys
 >>> with activated():
@@ -42,20 +45,22 @@ def _library_dirs() -> tuple[str, ...]:
     return tuple(str(Path(p).resolve()) for p in paths if p) + (_FRAMEWORK_DIR,)
 
 
-_cache: PortCache | None = None
-_cache_refused = False
+_caches: dict[Path, PortCache | None] = {}
 
 
 def _port_cache() -> PortCache | None:
-    """The user's port cache, opened once; None (said once) where its directory is not private."""
-    global _cache, _cache_refused
-    if _cache is None and not _cache_refused and os.environ.get("FRAMEWORK_PORT_CACHE", "1") != "0":
+    """The user's port cache (opened once per location); None where ``FRAMEWORK_PORT_CACHE=0`` or where
+    its directory is not private to the user (said once, on stderr)."""
+    if os.environ.get("FRAMEWORK_PORT_CACHE", "1") == "0":
+        return None
+    location = default_location()
+    if location not in _caches:
         try:
-            _cache = PortCache(default_location())
+            _caches[location] = PortCache(location)
         except OSError as err:
-            _cache_refused = True
+            _caches[location] = None
             print(f"framework.run: port cache not used: {err}", file=sys.stderr)
-    return _cache
+    return _caches[location]
 
 
 def _port(source: str, path: str) -> str:

@@ -24,13 +24,26 @@ import jax.numpy as jnp
 import numpy as onp
 
 from . import device as _device
+from ._test_helpers import *  # noqa: F403
+from ._test_helpers import __all__ as _helpers_all
+from .device import Context, current_context
+from .util import get_cuda_compute_capability, getenv, setenv, use_np
 
 __all__ = [
     "assert_almost_equal", "almost_equal", "same", "default_rtols", "default_atols", "get_tolerance",
     "get_tols", "get_rtol", "get_atol", "rand_shape_nd", "rand_shape_2d", "rand_shape_3d", "rand_ndarray",
     "default_context", "default_device", "set_default_context", "set_default_device",
-    "check_numeric_gradient", "assert_exception", "assert_allclose",
+    "check_numeric_gradient", "assert_exception", "assert_allclose", "Context", "current_context", "array",
+    "getenv", "setenv", "use_np", "get_cuda_compute_capability", *_helpers_all,
 ]
+
+
+def array(source_array: Any, ctx: Any = None, dtype: Any = None) -> jax.Array:
+    """``mx.nd.array``: an array (float32 unless ``source_array`` is an array with its own dtype)."""
+    from . import nd
+
+    return nd.array(source_array, ctx=ctx, dtype=dtype)
+
 
 _RTOL = {"float16": 1e-2, "bfloat16": 1e-2, "float32": 1e-4, "float64": 1e-5}
 _ATOL = {"float16": 1e-1, "bfloat16": 1e-1, "float32": 1e-3, "float64": 1e-20}

@@ -2,8 +2,8 @@
 MXNet 1.9.1) through the framework: compiled (``jax.jit`` of ``jax.vjp``) and eagerly inside
 ``autograd.record()`` with ``backward`` on attached inputs.
 
-``BODIES`` are the functions control-flow cases take; ``tools/mxnet_reference/ops_cases.py`` defines the
-same ones for MXNet.
+``BODIES``/``invoke``: the functions control-flow cases take and how they are called;
+``tools/mxnet_reference/ops_cases.py`` defines the same ones for MXNet.
 """
 
 from __future__ import annotations
@@ -25,36 +25,69 @@ CASES: dict[str, dict] = json.loads(str(DATA["__cases__"]))
 
 
 def _foreach_body(F):
-    def body(data, states):
-        out = data * 2 + states[0]
-        return out, [states[0] + data]
+    def body(x, states):
+        h = F.tanh(x * 2 + states[0] * 0.5)
+        return [h, x * states[0]], [h]
+    return body
+
+
+def _foreach_single(F):
+    def body(x, states):
+        return x + states[0] * states[1], [states[0] * 0.9 + x, states[1]]
     return body
 
 
 def _while_cond(F):
     def cond(i, s):
-        return i < 3
+        return F.sum(i) < 3
     return cond
 
 
 def _while_body(F):
     def body(i, s):
-        return s * 2, (i + 1, s * 2 + 1)
+        return s * 2, (i + 1, F.sin(s) * 2 + 1)
     return body
 
 
-def _cond_pred(F):
-    def pred(x, y):
-        return F.sum(x) > F.sum(y)
-    return pred
+def _cond_then(F):
+    def then(x, y):
+        return x * y + 1
+    return then
+
+
+def _cond_else(F):
+    def other(x, y):
+        return [x - y, F.exp(y)]
+    return other
 
 
 BODIES = {
     "foreach_body": _foreach_body,
+    "foreach_single": _foreach_single,
     "while_cond": _while_cond,
     "while_body": _while_body,
-    "cond_pred": _cond_pred,
+    "cond_then": _cond_then,
+    "cond_else": _cond_else,
 }
+
+
+def invoke(fn, call, F, inputs, kw):
+    """Call a control-flow operator: ``call`` says which, the functions are ``BODIES`` built for ``F``."""
+    if call == "foreach":
+        return fn(BODIES[kw["__body__"]](F), inputs[0], list(inputs[1:]))
+    if call == "while_loop":
+        return fn(BODIES[kw["__cond__"]](F), BODIES[kw["__body__"]](F), list(inputs),
+                  max_iterations=kw["max_iterations"])
+    if call == "multi_lists":  # multi_adamw/lamb: lists of weights, grads, means, vars (, weights32)
+        n, k = kw["__n__"], kw["__lists__"]
+        lists = [list(inputs[i * n:(i + 1) * n]) for i in range(k)]
+        rest = {key: v for key, v in kw.items() if not key.startswith("__")}
+        return fn(*lists, *inputs[k * n:], **rest)
+    if call == "cond":
+        then, other = BODIES[kw["__then__"]](F), BODIES[kw["__else__"]](F)
+        return fn(inputs[0], lambda: then(*inputs[1:]), lambda: other(*inputs[1:]))
+    raise ValueError(f"unknown control-flow call {call!r}")
+
 
 # float32 kernels whose MXNet formulas differ (accumulation order, series): a little more room
 LOOSE: set[str] = set()
@@ -72,6 +105,19 @@ def names(prefix: str) -> list[str]:
     return sorted(out)
 
 
+def recorded_names(prefix: str) -> list[str]:
+    """One differentiable case per operator (the eager, recorded path is slower: a sample suffices)."""
+    seen: set = set()
+    out = []
+    for name in names(prefix):
+        fn = resolve(CASES[name]["op"])
+        op = getattr(fn, "__wrapped__", fn)  # aliases (nd.CTCLoss, nd.contrib.ctc_loss) count once
+        if CASES[name]["grad"] and op not in seen:
+            seen.add(op)
+            out.append(name)
+    return out
+
+
 def resolve(path: str):
     obj = mx
     for part in path.split("."):
@@ -79,7 +125,7 @@ def resolve(path: str):
     return obj
 
 
-def _kwargs(spec: dict) -> tuple[dict, bool, int | None]:
+def _kwargs(spec: dict) -> tuple[dict, bool, int | None, object]:
     kw = dict(spec["kwargs"])
     train = kw.pop("__train__", False)
     nlist = kw.pop("__list__", None)
@@ -87,16 +133,16 @@ def _kwargs(spec: dict) -> tuple[dict, bool, int | None]:
     for k, v in list(kw.items()):
         if isinstance(v, list):
             kw[k] = tuple(v)
-        elif isinstance(v, dict) and "body" in v:
-            kw[k] = BODIES[v["body"]](ns)
-    return kw, train, nlist
+    return kw, train, nlist, ns
 
 
 def call(name: str, inputs: list) -> list:
     spec = CASES[name]
-    kw, train, nlist = _kwargs(spec)
+    kw, train, nlist, ns = _kwargs(spec)
     fn = resolve(spec["op"])
     args = [list(inputs[:nlist])] + list(inputs[nlist:]) if nlist else list(inputs)
+    if spec.get("call"):
+        return flatten(invoke(fn, spec["call"], ns, list(inputs), kw))
     if train:
         with autograd.train_mode():
             res = fn(*args, **kw)
@@ -138,12 +184,6 @@ def check_grads(name: str, grads) -> None:
     for i, g in zip(CASES[name]["grad"], grads, strict=True):
         onp.testing.assert_allclose(onp.asarray(g), DATA[f"{name}.grad{i}"], err_msg=f"{name} grad{i}",
                                     **tol(name))
-
-
-def heads_of(name: str, res: list) -> list:
-    spec = CASES[name]
-    return [jnp.asarray(DATA[f"{name}.head{j}"]) if j in spec["heads"] else jnp.zeros_like(r)
-            for j, r in enumerate(res)]
 
 
 def check_compiled(name: str) -> None:

@@ -63,14 +63,37 @@ MXNET_GIT = Path("/work/.mirror/apache+mxnet/repo")
 
 NUMPY_INTERFACE = ("np", "np.random", "np.linalg", "npx", "npx.random")
 FIXED_MODULES = [
-    "", "np", "np.random", "np.linalg", "npx", "npx.random", "npx.image",
-    "nd", "nd.contrib", "nd.random", "nd.linalg",
-    "autograd", "init", "optimizer", "lr_scheduler", "metric", "io", "kv", "image", "recordio",
-    "test_utils", "profiler", "callback", "operator",
+    "",
+    "np",
+    "np.random",
+    "np.linalg",
+    "npx",
+    "npx.random",
+    "npx.image",
+    "nd",
+    "nd.contrib",
+    "nd.random",
+    "nd.linalg",
+    "autograd",
+    "init",
+    "optimizer",
+    "lr_scheduler",
+    "metric",
+    "io",
+    "kv",
+    "image",
+    "recordio",
+    "test_utils",
+    "profiler",
+    "callback",
+    "operator",
 ]
 V2_PACKAGES = {  # module path in the inventory -> python/mxnet/... source path of MXNet 2.0
-    "np": "numpy", "np.random": "numpy/random.py", "np.linalg": "numpy/linalg.py",
-    "npx": "numpy_extension", "npx.random": "numpy_extension/random.py",
+    "np": "numpy",
+    "np.random": "numpy/random.py",
+    "np.linalg": "numpy/linalg.py",
+    "npx": "numpy_extension",
+    "npx.random": "numpy_extension/random.py",
     "npx.image": "numpy_extension/image.py",
     "gluon.probability": "gluon/probability",
     "gluon.probability.block": "gluon/probability/block",
@@ -82,6 +105,7 @@ STDLIB = set(getattr(sys, "stdlib_module_names", ())) | {"builtins", "_ctypes", 
 
 # ----------------------------------------------------------------------------------------------------
 # generate (MXNet 1.9.1 side: stdlib only besides mxnet)
+
 
 def _origin(obj) -> str | None:
     """The top-level package an object comes from ('mxnet', 'numpy', 'os', ...), None for a value."""
@@ -97,8 +121,11 @@ def _is_ctypes(obj) -> bool:
     import ctypes
 
     if isinstance(obj, type):
-        return issubclass(obj, ctypes._SimpleCData) or obj.__module__ in ("ctypes", "_ctypes") or \
-            any(b.__module__ in ("ctypes", "_ctypes") for b in obj.__mro__[1:-1])
+        return (
+            issubclass(obj, ctypes._SimpleCData)
+            or obj.__module__ in ("ctypes", "_ctypes")
+            or any(b.__module__ in ("ctypes", "_ctypes") for b in obj.__mro__[1:-1])
+        )
     return isinstance(obj, (ctypes._SimpleCData, ctypes._Pointer, ctypes.Structure))
 
 
@@ -112,8 +139,11 @@ def public_names(mod: types.ModuleType, path: str) -> list[str]:
         obj = getattr(mod, name)
         if isinstance(obj, types.ModuleType):
             parts = obj.__name__.split(".")
-            if parts[0] == "mxnet" and not any(p.startswith("_") for p in parts) \
-                    and obj.__name__.rpartition(".")[0] == mod.__name__:
+            if (
+                parts[0] == "mxnet"
+                and not any(p.startswith("_") for p in parts)
+                and obj.__name__.rpartition(".")[0] == mod.__name__
+            ):
                 out.append(name)
             continue
         if _is_ctypes(obj):
@@ -134,8 +164,11 @@ def public_names(mod: types.ModuleType, path: str) -> list[str]:
 
 
 def _is_implementation(parent: types.ModuleType, child: types.ModuleType) -> bool:
-    own = [k for k in dir(child) if not k.startswith("_")
-           and getattr(getattr(child, k), "__module__", None) == child.__name__]
+    own = [
+        k
+        for k in dir(child)
+        if not k.startswith("_") and getattr(getattr(child, k), "__module__", None) == child.__name__
+    ]
     return bool(own) and all(getattr(parent, k, None) is getattr(child, k) for k in own)
 
 
@@ -147,8 +180,11 @@ def gluon_modules(mx) -> list[str]:
         out.append(path)
         for name in sorted(dir(mod)):
             obj = getattr(mod, name)
-            if name.startswith("_") or not isinstance(obj, types.ModuleType) \
-                    or obj.__name__.rpartition(".")[0] != mod.__name__:
+            if (
+                name.startswith("_")
+                or not isinstance(obj, types.ModuleType)
+                or obj.__name__.rpartition(".")[0] != mod.__name__
+            ):
                 continue
             if hasattr(obj, "__path__") or not _is_implementation(mod, obj):
                 walk(obj, f"{path}.{name}")
@@ -167,16 +203,20 @@ def _resolve(mx, path: str):
 def _reached_by_attribute(paths: list[str]) -> dict[str, bool]:
     """Which module paths a fresh ``import mxnet`` reaches by attributes alone (before any other
     import of them: a fresh process)."""
-    code = ("import json, sys, mxnet as mx\nout = {}\nfor path in json.loads(sys.argv[1]):\n"
-            "    obj = mx\n    try:\n        for p in path.split('.') if path else ():\n"
-            "            obj = getattr(obj, p)\n        out[path] = True\n"
-            "    except AttributeError:\n        out[path] = False\nprint(json.dumps(out))\n")
-    done = subprocess.run([sys.executable, "-c", code, json.dumps(paths)], capture_output=True, text=True,
-                          check=True)
+    code = (
+        "import json, sys, mxnet as mx\nout = {}\nfor path in json.loads(sys.argv[1]):\n"
+        "    obj = mx\n    try:\n        for p in path.split('.') if path else ():\n"
+        "            obj = getattr(obj, p)\n        out[path] = True\n"
+        "    except AttributeError:\n        out[path] = False\nprint(json.dumps(out))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(paths)], capture_output=True, text=True, check=True
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 # ---- MXNet 2.0, statically
+
 
 class _Source:
     """Read python/mxnet/... files of a git revision without a work tree."""
@@ -187,8 +227,9 @@ class _Source:
         self.files = set(listing.splitlines())
 
     def _git(self, *args: str) -> str:
-        return subprocess.run(["git", "--git-dir", str(self.git_dir), *args], check=True,
-                              capture_output=True, text=True).stdout
+        return subprocess.run(
+            ["git", "--git-dir", str(self.git_dir), *args], check=True, capture_output=True, text=True
+        ).stdout
 
     def read(self, path: str) -> str:
         return self._git("show", f"{self.rev}:{path}")
@@ -236,10 +277,15 @@ def static_names(src: _Source, dotted: str, all_only: bool = False, _seen=None) 
                         declared_all = [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
                     else:
                         names.add(t.id)
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
-                and node.target.id == "__all__" and isinstance(node.value, (ast.List, ast.Tuple)):
-            declared_all = (declared_all or []) + [e.value for e in node.value.elts
-                                                   if isinstance(e, ast.Constant)]
+        elif (
+            isinstance(node, ast.AugAssign)
+            and isinstance(node.target, ast.Name)
+            and node.target.id == "__all__"
+            and isinstance(node.value, (ast.List, ast.Tuple))
+        ):
+            declared_all = (declared_all or []) + [
+                e.value for e in node.value.elts if isinstance(e, ast.Constant)
+            ]
         elif isinstance(node, ast.ImportFrom) and node.level > 0:
             target = _abs_module(dotted, is_pkg, node.level, node.module)
             if target == "mxnet.base":  # the ctypes bridge: C-API helpers
@@ -251,8 +297,7 @@ def static_names(src: _Source, dotted: str, all_only: bool = False, _seen=None) 
                     names.add(alias.asname or alias.name)  # a name, or a child module
                 # else: an import of another MXNet module, not a child (the rule for modules)
     if all_only and declared_all is not None:
-        return {n for n in declared_all if not n.startswith("_")} | {
-            n for n in names if n in declared_all}
+        return {n for n in declared_all if not n.startswith("_")} | {n for n in names if n in declared_all}
     return {n for n in names if not n.startswith("_")}
 
 
@@ -268,25 +313,48 @@ def registered_ops(src: _Source) -> dict[str, set[str]]:
             except ValueError:
                 pass
     pattern = re.compile(r'(?:REGISTER\w*\(\s*|add_alias\(\s*")(_npx?_[A-Za-z0-9_]+)')
-    grep = src._git("grep", "-h", "-o", "-E",
-                    r'(REGISTER[A-Za-z0-9_]*\( *|add_alias\( *")_npx?_[A-Za-z0-9_]+', src.rev,
-                    "--", "src/*.cc", "src/*.cu", "src/*.h")
+    grep = src._git(
+        "grep",
+        "-h",
+        "-o",
+        "-E",
+        r'(REGISTER[A-Za-z0-9_]*\( *|add_alias\( *")_npx?_[A-Za-z0-9_]+',
+        src.rev,
+        "--",
+        "src/*.cc",
+        "src/*.cu",
+        "src/*.h",
+    )
     found = set(pattern.findall(grep))
-    out: dict[str, set[str]] = {"np": set(), "np.random": set(), "np.linalg": set(), "npx": set(),
-                                "npx.random": set(), "npx.image": set()}
+    out: dict[str, set[str]] = {
+        "np": set(),
+        "np.random": set(),
+        "np.linalg": set(),
+        "npx": set(),
+        "npx.random": set(),
+        "npx.image": set(),
+    }
     for name in found:
         if name.startswith("_npx_"):
-            prefix, subs, done, mod = "_npx_", consts["_NP_EXT_OP_SUBMODULE_LIST"], \
-                consts["_NP_EXT_OP_IMPLEMENTED_SET"], "npx"
+            prefix, subs, done, mod = (
+                "_npx_",
+                consts["_NP_EXT_OP_SUBMODULE_LIST"],
+                consts["_NP_EXT_OP_IMPLEMENTED_SET"],
+                "npx",
+            )
         else:
-            prefix, subs, done, mod = "_np_", consts["_NP_OP_SUBMODULE_LIST"], \
-                consts["_NP_OP_IMPLEMENTED_SET"], "np"
+            prefix, subs, done, mod = (
+                "_np_",
+                consts["_NP_OP_SUBMODULE_LIST"],
+                consts["_NP_OP_IMPLEMENTED_SET"],
+                "np",
+            )
         if name in done:
             continue
-        rest = name[len(prefix):]
+        rest = name[len(prefix) :]
         for sub in subs:
             if rest.startswith(sub):
-                out[f"{mod}.{sub.strip('_')}"].add(rest[len(sub):])
+                out[f"{mod}.{sub.strip('_')}"].add(rest[len(sub) :])
                 break
         else:
             out[mod].add(rest)
@@ -301,16 +369,21 @@ def generate(out_path: Path, git_dir: Path, rev: str) -> dict:
     inv: dict = {"format": 1, "mxnet": mx.__version__, "mxnet_2_source": None, "modules": {}}
     for path in modules:
         mod = _resolve(mx, path)
-        inv["modules"][path] = {"python": mod.__name__, "attribute": reached[path],
-                                "names": public_names(mod, path), "names_2_0": []}
+        inv["modules"][path] = {
+            "python": mod.__name__,
+            "attribute": reached[path],
+            "names": public_names(mod, path),
+            "names_2_0": [],
+        }
     src = _Source(git_dir, rev)
     inv["mxnet_2_source"] = {"branch": rev, "commit": src._git("rev-parse", rev).strip()}
     ops = registered_ops(src)
     for path, source in V2_PACKAGES.items():
         dotted = "mxnet." + source.removesuffix(".py").replace("/", ".")
         names = static_names(src, dotted) | ops.get(path, set())
-        entry = inv["modules"].setdefault(path, {"python": dotted, "attribute": True, "names": [],
-                                                 "names_2_0": []})
+        entry = inv["modules"].setdefault(
+            path, {"python": dotted, "attribute": True, "names": [], "names_2_0": []}
+        )
         entry["names_2_0"] = sorted(n for n in names if n not in entry["names"])
     out_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_path.with_suffix(".tmp")
@@ -321,6 +394,7 @@ def generate(out_path: Path, git_dir: Path, rev: str) -> dict:
 
 # ----------------------------------------------------------------------------------------------------
 # report (framework side)
+
 
 def load_inventory(path: Path = INVENTORY) -> dict:
     return json.loads(Path(path).read_text())
@@ -333,8 +407,12 @@ def load_not_supported(path: Path = NOT_SUPPORTED) -> dict[tuple[str, str], tupl
     text = Path(path).read_text() if Path(path).exists() else ""
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if not line.startswith("|") or len(cells) != 4 or cells[0] in ("module", "") or \
-                set(cells[0]) <= {"-", " "}:
+        if (
+            not line.startswith("|")
+            or len(cells) != 4
+            or cells[0] in ("module", "")
+            or set(cells[0]) <= {"-", " "}
+        ):
             continue
         module, name, reason, instead = cells
         module = "" if module == "mx" else module.removeprefix("mx.")
@@ -381,7 +459,12 @@ def _has(obj, name: str) -> bool:
 
 
 def check(inv: dict | None = None) -> dict[str, dict]:
-    """Per module: ``present``/``missing`` lists of 1.9.1 names and of 2.0-only names."""
+    """Per module: ``present``/``missing`` lists of 1.9.1 names and of 2.0-only names. A submodule of
+    ``mx`` counts only if ``import framework`` alone reaches it (defined, or lazily loaded through
+    ``framework._LAZY``), not because another module happened to import it first."""
+    import framework as fw
+
+    pristine = set(vars(fw)) | set(getattr(fw, "_LAZY", {}))
     inv = load_inventory() if inv is None else inv
     out = {}
     for path, entry in inv["modules"].items():
@@ -390,6 +473,8 @@ def check(inv: dict | None = None) -> dict[str, dict]:
         for key, names in (("", entry["names"]), ("_2_0", entry["names_2_0"])):
             for name in names:
                 ok = mod is not None and _has(mod, name)
+                if ok and path == "" and isinstance(getattr(mod, name), types.ModuleType):
+                    ok = name in pristine
                 res[("present" if ok else "missing") + key].append(name)
         out[path] = res
     return out
@@ -404,15 +489,20 @@ def unlisted(result: dict, not_supported: dict, expected: set) -> list[str]:
     bad = []
     for path, res in result.items():
         for name in res["missing"] + res["missing_2_0"]:
-            if (path, name) not in not_supported and (path, "*") not in not_supported \
-                    and (path, name) not in expected:
+            if (
+                (path, name) not in not_supported
+                and (path, "*") not in not_supported
+                and (path, name) not in expected
+            ):
                 bad.append(f"{module_label(path)} {name}")
     return bad
 
 
 def table(result: dict, not_supported: dict) -> str:
-    lines = ["| module | present / MXNet 1.9.1 | % | not supported | still missing | 2.0 names present |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "| module | present / MXNet 1.9.1 | % | not supported | still missing | 2.0 names present |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     tot_p = tot_n = tot_ns = 0
     for path, res in result.items():
         n = len(res["present"]) + len(res["missing"])
@@ -424,8 +514,10 @@ def table(result: dict, not_supported: dict) -> str:
         label = module_label(path)
         lines.append(f"| `{label}` | {len(res['present'])} / {n} | {pct} | {ns} | {miss} | {v2} |")
         tot_p, tot_n, tot_ns = tot_p + len(res["present"]), tot_n + n, tot_ns + ns
-    lines.append(f"| all | {tot_p} / {tot_n} | {100 * tot_p / max(tot_n, 1):.1f} | {tot_ns} | "
-                 f"{tot_n - tot_p - tot_ns} | |")
+    lines.append(
+        f"| all | {tot_p} / {tot_n} | {100 * tot_p / max(tot_n, 1):.1f} | {tot_ns} | "
+        f"{tot_n - tot_p - tot_ns} | |"
+    )
     return "\n".join(lines)
 
 
@@ -441,9 +533,11 @@ def write_expected(result: dict, not_supported: dict, path: Path = EXPECTED_MISS
         for name in res["missing"] + res["missing_2_0"]:
             if (mod_path, name) not in not_supported and (mod_path, "*") not in not_supported:
                 rows.append(f"{module_label(mod_path)} {name}")
-    header = ("# Names of tests/api/inventory.json that framework lacks and that are not refused in\n"
-              "# not_supported.md: work still to do. This list only shrinks; rewrite it with\n"
-              "#   python tools/api_inventory.py report --write-expected\n")
+    header = (
+        "# Names of tests/api/inventory.json that framework lacks and that are not refused in\n"
+        "# not_supported.md: work still to do. This list only shrinks; rewrite it with\n"
+        "#   python tools/api_inventory.py report --write-expected\n"
+    )
     tmp = path.with_suffix(".tmp")
     tmp.write_text(header + "\n".join(rows) + "\n")
     tmp.replace(path)
@@ -451,8 +545,9 @@ def write_expected(result: dict, not_supported: dict, path: Path = EXPECTED_MISS
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     g = sub.add_parser("generate", help="write the inventory (run with MXNet 1.9.1's python)")
     g.add_argument("--out", type=Path, default=INVENTORY)
@@ -461,13 +556,16 @@ def main(argv: list[str] | None = None) -> int:
     r = sub.add_parser("report", help="print the coverage table (run with the project's python)")
     r.add_argument("--missing", metavar="MODULE", help="list the missing names of one module (mx.io, ...)")
     r.add_argument("--write-expected", action="store_true", help="rewrite tests/api/expected_missing.txt")
+    r.add_argument("--readme", action="store_true", help="rewrite the coverage table in README.md")
     args = parser.parse_args(argv)
     if args.command == "generate":
         inv = generate(args.out, args.mxnet_git, args.rev)
         n = sum(len(m["names"]) for m in inv["modules"].values())
         n2 = sum(len(m["names_2_0"]) for m in inv["modules"].values())
-        print(f"{args.out}: {len(inv['modules'])} modules, {n} names of MXNet {inv['mxnet']}, "
-              f"{n2} more of MXNet 2.0")
+        print(
+            f"{args.out}: {len(inv['modules'])} modules, {n} names of MXNet {inv['mxnet']}, "
+            f"{n2} more of MXNet 2.0"
+        )
         return 0
     sys.path.insert(0, str(ROOT))
     result = check()
@@ -480,7 +578,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.write_expected:
         print(f"{EXPECTED_MISSING}: {write_expected(result, ns)} names")
-    print(table(result, ns))
+    text = table(result, ns)
+    if args.readme:
+        readme = ROOT / "README.md"
+        old = readme.read_text()
+        begin, end = "<!-- api-coverage:begin -->", "<!-- api-coverage:end -->"
+        if begin not in old or end not in old:
+            raise SystemExit(f"{readme}: no {begin} ... {end} block to rewrite")
+        new = old[: old.index(begin) + len(begin)] + "\n" + text + "\n" + old[old.index(end):]
+        tmp = readme.with_suffix(".tmp")
+        tmp.write_text(new)
+        tmp.replace(readme)
+    print(text)
     return 0
 
 

@@ -17,12 +17,12 @@ from .symbol_block import SymbolBlock
 __all__ = [
     "Block", "HybridBlock", "SymbolBlock", "Parameter", "ParameterDict", "Constant",
     "DeferredInitializationError", "nn", "loss", "data", "utils", "metric", "Trainer", "rnn", "model_zoo",
-    "contrib",
+    "contrib", "probability",
 ]
 
 # Submodules imported on first use (only modules that exist: a test imports each).
 _LAZY = {"loss": ".loss", "data": ".data", "utils": ".utils", "metric": ".metric", "model_zoo": ".model_zoo",
-         "rnn": ".rnn", "contrib": ".contrib"}
+         "rnn": ".rnn", "contrib": ".contrib", "probability": ".probability"}
 
 
 def __getattr__(name: str):

@@ -146,6 +146,7 @@ class Trainer(StrictKwargs):
         self._tx = None
         self._states: dict[jax.Device, Any] = {}
         self._update_fn: Any = None
+        self._fused = _fused_step.FusedStep()
 
     # ------------------------------------------------------------------ properties
     @property
@@ -218,6 +219,7 @@ class Trainer(StrictKwargs):
             return new, new_state, total, skipped
 
         self._update_py = update  # traced into the fused backward+update program too (_fused_step)
+        self._fused = _fused_step.FusedStep()
         self._update_fn = _compile.jit(("update", id(tx)), lambda: update, owner=self, static_argnums=3)
 
     def step(self, batch_size: int, ignore_stale_grad: bool = False) -> None:

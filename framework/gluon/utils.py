@@ -17,13 +17,15 @@ import jax.numpy as jnp
 import numpy as onp
 
 from .. import device as _device
+from ..util import is_np_array, is_np_shape
 from ._download import DownloadError, check_sha1, download
 from ._download import gluon_repo_url as _get_repo_url
 from ._download import repo_file_url as _get_repo_file_url
 from .hooks import HookHandle
 
 __all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "check_finite", "download",
-           "DownloadError", "HookHandle", "_get_repo_url", "_get_repo_file_url"]
+           "DownloadError", "HookHandle", "_get_repo_url", "_get_repo_file_url", "replace_file",
+           "shape_is_known", "is_np_array", "is_np_shape"]
 
 
 def _sections(size: int, num_slice: int, batch_axis: int, shape: tuple, even_split: bool) -> list[int]:
@@ -153,3 +155,23 @@ def check_finite(data: Any, *, name: str = "data", raise_on_error: bool = False)
             return False
     return True
 
+
+
+def replace_file(src: str, dst: str) -> None:
+    """Move ``src`` onto ``dst`` atomically (``os.replace``), as MXNet's helper does."""
+    import os
+
+    os.replace(src, dst)
+
+
+def shape_is_known(shape: Any) -> bool:
+    """Whether every dimension of ``shape`` is known (MXNet marks unknown ones with -1, or 0 outside
+    NumPy mode; this framework is always in NumPy mode)."""
+    if shape is None:
+        return False
+    for dim in shape:
+        if dim == -1:
+            return False
+        if dim < -1:
+            raise ValueError(f"shape_is_known: invalid dimension {dim} in {tuple(shape)}")
+    return True

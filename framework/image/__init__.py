@@ -14,7 +14,9 @@ the augmenters (``CreateAugmenter``, ``*Aug``), ``ImageIter``, and detection's a
 
 from __future__ import annotations
 
+from ..util import is_np_array as is_np_array
 from . import detection, image
+from ._budget import get_max_pixels, set_max_pixels
 from .augmenters import (
     Augmenter,
     BrightnessJitterAug,
@@ -67,6 +69,8 @@ from .image_iter import ImageIter
 det = detection
 
 __all__ = [
+    "set_max_pixels",
+    "get_max_pixels",
     "imdecode",
     "imread",
     "imresize",

@@ -29,6 +29,7 @@ import numpy as onp
 
 from .._files import read_bytes
 from . import _resize
+from ._budget import check_pixels
 from ._codec import decode as _decode
 
 __all__ = ["imdecode", "imread", "imresize", "resize_short", "center_crop", "fixed_crop", "scale_down",
@@ -38,13 +39,15 @@ __all__ = ["imdecode", "imread", "imresize", "resize_short", "center_crop", "fix
 _INTERP = {0: "NEAREST", 1: "BILINEAR", 2: "BICUBIC", 3: "BOX", 4: "LANCZOS"}
 
 
-def imdecode(buf: bytes | Any, flag: int = 1, to_rgb: bool = True, out: Any = None) -> onp.ndarray:
+def imdecode(buf: bytes | Any, flag: int = 1, to_rgb: bool = True, out: Any = None, *,
+             max_pixels: int | None = None) -> onp.ndarray:
     """Decode JPEG/PNG bytes to a uint8 HWC array: ``flag=1`` 3 channels (RGB, or BGR with
-    ``to_rgb=False``), ``flag=0`` one channel (H, W, 1), as MXNet's ``imdecode``."""
+    ``to_rgb=False``), ``flag=0`` one channel (H, W, 1), as MXNet's ``imdecode``. An image above the
+    pixel budget (:func:`set_max_pixels`; ``max_pixels`` for this call) is refused before decoding."""
     if out is not None:
         raise ValueError("imdecode: out= is not supported (arrays are immutable); use the return value")
     data = buf.tobytes() if hasattr(buf, "tobytes") else bytes(buf)
-    img = _decode(data, flag=1 if flag else 0, bgr=bool(flag) and not to_rgb)
+    img = _decode(data, flag=1 if flag else 0, bgr=bool(flag) and not to_rgb, max_pixels=max_pixels)
     return img[:, :, None] if img.ndim == 2 else img
 
 
@@ -92,6 +95,7 @@ def imresize(src: Any, w: int, h: int, interp: int = 1) -> Any:
         raise ValueError(f"imresize: expected an (H, W, C) image, got shape {arr.shape}")
     if w <= 0 or h <= 0:
         raise ValueError(f"imresize: target size w={w}, h={h} must be positive")
+    check_pixels(w, h, "imresize")
     code = _interp(interp, (arr.shape[0], arr.shape[1], h, w))
     if code in (0, 1):
         return _like(src, (_resize.nearest if code == 0 else _resize.linear)(arr, int(w), int(h)))

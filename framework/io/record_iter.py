@@ -212,6 +212,11 @@ class ImageRecordIter(DataIter):
         self._last: tuple[onp.ndarray, onp.ndarray] | None = None
         self.reset()
 
+    def __del__(self) -> None:
+        pool = getattr(self, "_pool", None)
+        if pool is not None:
+            pool.shutdown(wait=False)
+
     @property
     def provide_data(self) -> list[DataDesc]:
         return [

@@ -221,4 +221,11 @@ def setitem(x: Any, index: Any, value: Any) -> Any:
 
 
 def _set(x: jax.Array, index: Any, value: Any) -> jax.Array:
-    return x.at[index].set(jnp.asarray(value).astype(x.dtype))
+    value = jnp.asarray(value).astype(x.dtype)
+    try:
+        return x.at[index].set(value)
+    except ValueError:
+        # MXNet (as NumPy) drops a value's leading length-1 axes the slot does not have: z[2] = (1, 1)
+        while value.ndim and value.shape[0] == 1:
+            value = value[0]
+        return x.at[index].set(value)

@@ -133,7 +133,9 @@ class Optimizer(StrictKwargs, IndexedUpdates):
         # MXNet 1.9.1: no learning_rate -> the scheduler's base_lr drives it, else 0.01 (SGD's default;
         # MXNet 2.0 moved it to 0.1). An explicit learning_rate overrides the scheduler's base_lr.
         if learning_rate is None:
-            learning_rate = 0.01 if lr_scheduler is None else lr_scheduler.base_lr
+            # a plain callable scheduler (MXNet only calls it) has no base_lr: its first rate stands in
+            base = getattr(lr_scheduler, "base_lr", None) if lr_scheduler is not None else 0.01
+            learning_rate = base if base is not None else float(lr_scheduler(int(begin_num_update)))
         elif lr_scheduler is not None and lr_scheduler.base_lr != learning_rate:
             warnings.warn(UserWarning("learning rate from ``lr_scheduler`` has been overwritten by "
                                       "``learning_rate`` in optimizer."), stacklevel=2)

@@ -2,10 +2,12 @@
 
 Porting a module (parse with libcst, apply every rule) costs far more than compiling it; a library such
 as GluonCV ports hundreds of modules at every import. The cache keeps each module's ported source, keyed
-by the SHA-256 of its source and of the porter's version (:func:`porter_version`: the framework's own
-sources, libcst's and Python's versions -- what a port depends on). An entry is trusted only as far as its
-key: it records the source's hash and the porter version, and one whose record does not match the source
-being imported is ported again (and replaced).
+by the SHA-256 of its source and of the porter's version (:func:`porter_version`: the porter's own
+sources, libcst's and Python's versions). An entry is trusted only as far as its key: it records the
+source's hash and the porter version, and one whose record does not match the source being imported is
+ported again (and replaced). Beyond its rules, a port depends on what framework offers: an ``mxnet``
+import naming something framework lacks is left as it is. The entry lists those imports, and once
+framework has one of them the module is ported again.
 
 The cache lives in ``$FRAMEWORK_HOME/port-cache`` (``~/.framework/port-cache`` by default), a directory
 made with mode 0700. Before any use the directory is opened without following links and checked: owned
@@ -24,7 +26,10 @@ True
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import importlib
+import importlib.util
 import json
 import os
 import secrets
@@ -36,11 +41,11 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["PortCache", "Ported", "UnsafeCacheError", "porter_version", "default_location"]
+__all__ = ["PortCache", "Ported", "UnsafeCacheError", "porter_version", "default_location", "missing_imports"]
 
 FORMAT = 1
 MAX_ENTRY_BYTES = 64 << 20  # no ported module comes near this; larger files are not read
-_FRAMEWORK_DIR = Path(__file__).resolve().parents[1]
+_PORT_DIR = Path(__file__).resolve().parent
 
 
 class UnsafeCacheError(OSError):
@@ -57,17 +62,56 @@ class Ported:
 
 @cache
 def porter_version() -> str:
-    """A digest of what a port depends on: every ``framework/**/*.py`` (the rules, and the names the
-    imports rule checks framework for), libcst's version and Python's."""
+    """A digest of the porter: every ``framework/port/**/*.py`` (the rules), libcst's version and
+    Python's. (What framework offers is checked per entry: see :func:`missing_imports`.)"""
     h = hashlib.sha256(f"format {FORMAT}; python {sys.version_info[:2]}".encode())
     try:
         h.update(metadata.version("libcst").encode())
     except metadata.PackageNotFoundError:  # pragma: no cover - libcst is a dependency of the porter
         pass
-    for path in sorted(_FRAMEWORK_DIR.rglob("*.py")):
-        h.update(str(path.relative_to(_FRAMEWORK_DIR)).encode() + b"\0")
+    for path in sorted(_PORT_DIR.rglob("*.py")):
+        h.update(str(path.relative_to(_PORT_DIR)).encode() + b"\0")
         h.update(hashlib.sha256(path.read_bytes()).digest())
     return h.hexdigest()
+
+
+def missing_imports(ported: str) -> tuple[str, ...]:
+    """The ``mxnet`` imports a port left as they were (framework lacked them): ``'mxnet.a.b'`` for a
+    module, ``'mxnet.a:name'`` for a name imported from one."""
+    try:
+        tree = ast.parse(ported)
+    except SyntaxError:
+        return ()
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names if a.name == "mxnet" or a.name.startswith("mxnet.")]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module and \
+                (node.module == "mxnet" or node.module.startswith("mxnet.")):
+            out += [f"{node.module}:{a.name}" for a in node.names]
+    return tuple(sorted(set(out)))
+
+
+def _available(what: str) -> bool:
+    """Whether framework now has ``what`` (a :func:`missing_imports` entry)."""
+    from ._analysis import map_module
+
+    module, _, name = what.partition(":")
+    target = map_module(module)
+    try:
+        mod = importlib.import_module(target)
+    except ImportError:
+        return False
+    except Exception:  # noqa: BLE001 - a module that fails to import is not available
+        return False
+    if not name:
+        return True
+    if name == "*" or hasattr(mod, name):
+        return True
+    try:
+        return importlib.util.find_spec(f"{target}.{name}") is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def default_location() -> Path:
@@ -143,15 +187,19 @@ class PortCache:
             if not isinstance(ported, str) or entry.get("ported_sha256") != _sha256(ported):
                 return None
             rows = tuple((int(line), str(code), str(why), str(fix)) for line, code, why, fix in unported)
+            missing = [str(m) for m in entry["missing"]]
         except (ValueError, KeyError, TypeError):
             return None
+        if any(_available(m) for m in missing):
+            return None  # framework has gained what the port left alone: port again
         return Ported(ported, rows)
 
     def put(self, source: str, ported: Ported) -> None:
         """Store ``ported`` for ``source``: written under a fresh name, then renamed into place."""
         entry = {"format": FORMAT, "porter": self.version, "source_sha256": _sha256(source),
                  "ported_sha256": _sha256(ported.source), "ported": ported.source,
-                 "unported": [list(row) for row in ported.unported]}
+                 "unported": [list(row) for row in ported.unported],
+                 "missing": list(missing_imports(ported.source))}
         data = json.dumps(entry).encode("utf-8", "surrogatepass")
         if len(data) > MAX_ENTRY_BYTES:
             return

@@ -44,6 +44,8 @@ RULES: dict[str, str] = {
     "np_removed_alias": "np.bool8 -> np.bool_, np.float_ -> np.float64, np.NaN -> np.nan, ... (NumPy 2)",
     "np_asscalar": "np.asscalar(a) -> a.item()",
     "np_removed_call": "np.msort / in1d / asfarray / alen / rank / issubclass_ -> NumPy 2's spelling",
+    "array_method": "x.reshape((0, -1)) / x.expand_dims(1) on an MXNet array -> F.reshape(x, (0, -1))",
+    "version": "mx.__version__ -> mx.base.__version__ (the MXNet API version implemented, 1.9.1)",
 }
 
 

@@ -17,12 +17,14 @@ from typing import Any
 from ._graph import Graph, Node
 from ._ops import OPS
 from ._registry import OpSpec
+from ._schema import ARITY
 from ._symbol import Symbol
 
 __all__ = ["SyncBatchNorm"]
 
 OPS.setdefault("_contrib_SyncBatchNorm", OpSpec(OPS["BatchNorm"].fn, OPS["BatchNorm"].outputs,
                                                 OPS["BatchNorm"].aux))
+ARITY.setdefault("_contrib_SyncBatchNorm", ARITY["BatchNorm"])
 _names = itertools.count()
 
 

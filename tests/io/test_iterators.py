@@ -214,3 +214,41 @@ def test_random_crop_and_mirror_are_seeded_and_cover_both_sides():
     onp.testing.assert_array_equal(a, b)
     c = onp.asarray(next(iter(mx.io.ImageRecordIter(**{**kw, "seed_aug": 6}))).data[0])
     assert not onp.array_equal(a, c)
+
+
+def test_prefetching_iter_joins_iterators_in_threads_and_resets():
+    import threading
+
+    a = mx.io.NDArrayIter({"data": DATA}, {"y": LABEL}, 4)
+    b = mx.io.NDArrayIter({"data": DATA * 10}, {"y": LABEL}, 4)
+    it = mx.io.PrefetchingIter([a, b], rename_data=[{"data": "d1"}, {"data": "d2"}])
+    assert [d.name for d in it.provide_data] == ["d1", "d2"] and it.batch_size == 4
+    names = {t.name for t in threading.enumerate()}
+    assert {"PrefetchingIter-0", "PrefetchingIter-1"} <= names
+    for _ in range(2):
+        batches = list(it)
+        assert [b.pad for b in batches] == [0, 0, 2]
+        onp.testing.assert_array_equal(onp.asarray(batches[1].data[1]), DATA[4:8] * 10)
+        assert len(batches[0].data) == 2 and len(batches[0].label) == 2
+        it.reset()
+    threads = [t for t in threading.enumerate() if t.name.startswith("PrefetchingIter-")]
+    it.close()
+    assert threads and not any(t.is_alive() for t in threads)
+
+
+def test_prefetching_iter_passes_errors_and_resize_iter_wraps():
+    class Broken(mx.io.DataIter):
+        provide_data = [mx.io.DataDesc("data", (2, 1))]
+        provide_label = []
+
+        def next(self):
+            raise OSError("disk gone")
+
+    it = mx.io.PrefetchingIter(Broken())
+    with pytest.raises(OSError, match="disk gone"):
+        next(iter(it))
+    it.close()
+    inner = mx.io.NDArrayIter(DATA, LABEL, 4, last_batch_handle="discard")
+    resized = mx.io.ResizeIter(inner, 5)
+    firsts = [onp.asarray(b.data[0])[0, 0, 0] for b in resized]
+    assert firsts == [0.0, 16.0, 0.0, 16.0, 0.0]  # two batches per epoch of the inner iterator, repeated

@@ -46,6 +46,14 @@ def test_writes_index_as_mxnet():
     check(v, REF["set_range"])
 
 
+def test_values_with_leading_length_1_axes_fill_smaller_slots():
+    z = npx.setitem(np.zeros(5), 2, np.ones((1, 1)) * 3)
+    w = npx.setitem(np.zeros((2, 3)), (1, slice(1, 3)), np.ones((1, 1, 2)) * 4)
+    ref_z, ref_w = REF["set_leading_ones"]["value"]
+    check(z, {"value": ref_z})
+    check(w, {"value": ref_w})
+
+
 def test_recorded_read_with_float_index_differentiates():
     w = autograd.attach_grad(np.arange(6).reshape(2, 3))
     with autograd.record():

@@ -21,9 +21,15 @@ CASES = {
     "SetitemRule": ["from pkg.mx.setitem import s", "import pkg.mx.nd as x"],
     "AttachGradRule": ["from pkg.attach_grad import a", "import pkg.mx.attach_grad as ag"],
     "NumpyAliasRule": ["import numpy.float_ as f", "from numpy.bool8 import b", "import numpy.NINF"],
-    "VersionRule": ["from pkg.mx import __version__", "import pkg.mx.__version__ as v"],
-    "ScalarsRule": ["from pkg.float import f", "import pkg.mx.int as i"],
-    "GetitemRule": ["from pkg.range import r", "import pkg.mx.getitem as g"],
+    "VersionRule": ["from pkg.mx import __version__", "import pkg.mx.__version__ as v",
+                    "import pkg.mxnet.__version__ as v"],
+    "ArraysRule": ["from pkg.mx.nd import reshape", "import pkg.x.expand_dims as e"],
+    "GetitemRule": ["from pkg.range import array", "import pkg.mx.getitem as g", "from pkg.range import r",
+                    "import pkg.mx.nd as idx",
+                    "from pkg.mx.getitem import g", "import pkg.array.tensor as t"],
+    "ScalarsRule": ["from pkg.float import int", "import pkg.int.float as f", "from pkg.float import f",
+                    "import pkg.int as i",
+                    "import pkg.mx.float as f"],
 }
 
 

@@ -15,9 +15,10 @@ most ``--batches`` (default 4) batches. Failures are classified:
 - ``data``: a local file the section reads is missing;
 - ``framework``: anything else (the traceback's innermost frame in framework, d2l or the cell is named);
 
-and a failure caused by an earlier failed cell (it reads a name that cell should have bound) takes that
-cell's class, marked ``(after cell N)``. The summary prints per chapter ok/total, the cells that need no
-network, and each failure's cause with ``file:line``.
+and a failure caused by an earlier failed cell (it reads a name that cell should have bound, directly or
+through a function an intervening cell defined over it) takes that cell's class, marked ``(after)``.
+The summary prints per chapter ok/total, the cells that need no network, and each failure's cause with
+``file:line``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import collections
 import fnmatch
+import io
 import json
 import os
 import shutil
@@ -46,11 +48,21 @@ DEFAULT_REPO = "/work/.mirror/d2l-ai+d2l-en/repo"
 
 
 def _materialise(snapshot: Snapshot, root: Path) -> Path:
-    """d2l's helper package (``d2l/__init__.py``, ``d2l/mxnet.py``) as the snapshot has it."""
+    """d2l's helper package (``d2l/__init__.py``, ``d2l/mxnet.py``) as the snapshot has it, and the
+    book's raster images (``img/*.jpg|png``, which cells read as ``../img/...``) where the snapshot holds
+    them."""
     pkg = root / "lib" / "d2l"
     pkg.mkdir(parents=True, exist_ok=True)
     for name in ("__init__.py", "mxnet.py"):
         (pkg / name).write_text(snapshot.read(f"d2l/{name}"))
+    img = root / "work" / "img"
+    img.mkdir(parents=True, exist_ok=True)
+    for path in snapshot.files:
+        wanted = path.startswith("img/") and path.endswith((".jpg", ".png"))
+        if wanted and not (root / "work" / path).exists():
+            data = snapshot.read_bytes(path)
+            if data is not None:
+                (root / "work" / path).write_bytes(data)
     return root / "lib"
 
 
@@ -141,6 +153,9 @@ def _section_record(section, cells, results: Path, log: Path, rc, timed_out, wal
                    "error": why, "message": f"the section's process {why} (rc {rc})" +
                    ("" if timed_out else f": {log_last}"), "frames": []}
         rec["notes"] = c["notes"]
+        if rec["status"] == "error" and rec.get("kind") == "data" and \
+                "pretrained weights" in rec.get("message", ""):
+            rec["kind"] = "network"  # model-zoo weights that MXNet would download
         if rec["status"] == "error":
             origin = next((tainted[n] for n in sorted(names_read(c["source"])) if n in tainted), None)
             if origin is not None and rec["kind"] not in ("timeout", "crash"):
@@ -150,8 +165,14 @@ def _section_record(section, cells, results: Path, log: Path, rc, timed_out, wal
             for n in names_bound(c["source"]):
                 tainted.setdefault(n, (rec.get("after", c["index"]), rec["kind"], root))
         else:
+            # a cell that ran but read a name a failed cell should have bound (a function defined over
+            # it) passes the failure on to what it binds
+            origin = next((tainted[n] for n in sorted(names_read(c["source"])) if n in tainted), None)
             for n in names_bound(c["source"]):
-                tainted.pop(n, None)
+                if origin is None:
+                    tainted.pop(n, None)
+                else:
+                    tainted[n] = origin
         out_cells.append(rec)
     return {"section": section.path, "chapter": section.chapter, "cells": out_cells, "rc": rc,
             "timed_out": timed_out, "wall_s": wall, "port_notes": port_notes}
@@ -173,9 +194,21 @@ def _where(rec: dict, section: str) -> str:
     return f"{section}:{rec['line']}"
 
 
-def summarise(records: list[dict], out=sys.stdout) -> dict:
+def _reference_failures(reference: list[dict] | None) -> set[tuple[str, int]]:
+    """(section, line) of the cells that fail under the reference run (MXNet 1.9.1) for any reason but
+    the network: on this machine they need what neither engine has (GPUs)."""
+    out = set()
+    for sec in reference or []:
+        for rec in sec["cells"]:
+            if rec["status"] != "ok" and rec["kind"] not in ("network", "timeout", "crash"):
+                out.add((sec["section"], rec["line"]))
+    return out
+
+
+def summarise(records: list[dict], out=sys.stdout, reference: list[dict] | None = None) -> dict:
     per_chapter: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     causes: dict[tuple, list[str]] = collections.defaultdict(list)
+    mx_fails = _reference_failures(reference)
     for sec in records:
         for rec in sec["cells"]:
             ch = per_chapter[sec["chapter"]]
@@ -184,6 +217,8 @@ def summarise(records: list[dict], out=sys.stdout) -> dict:
                 ch["ok"] += 1
             else:
                 ch[rec["kind"]] += 1
+                if rec["kind"] != "network" and (sec["section"], rec["line"]) in mx_fails:
+                    ch["mxnet too"] += 1
                 if rec["kind"] != "network":
                     root = rec.get("root") or {"error": rec.get("error"), "message": rec.get("message"),
                                                "where": _where(rec, sec["section"])}
@@ -192,19 +227,28 @@ def summarise(records: list[dict], out=sys.stdout) -> dict:
                     after = " (after)" if "after" in rec else ""
                     causes[key].append(f"{sec['section']}:{rec['line']}{after}")
     total = collections.Counter()
-    print(f"{'chapter':52} {'ok':>5} {'total':>5} {'net':>4} {'offline ok':>10}", file=out)
-    for name in sorted(per_chapter):
-        c = per_chapter[name]
-        total.update(c)
+    mx_col = f" {'mx fail':>7} {'ok of runnable':>14}" if reference is not None else ""
+    print(f"{'chapter':52} {'ok':>5} {'total':>5} {'net':>4} {'offline ok':>10}{mx_col}", file=out)
+
+    def line(name: str, c: collections.Counter) -> str:
         offline = c["total"] - c["network"]
         pct = 100.0 * c["ok"] / offline if offline else 100.0
-        print(f"{name:52} {c['ok']:5} {c['total']:5} {c['network']:4} {pct:9.1f}%", file=out)
+        text = f"{name:52} {c['ok']:5} {c['total']:5} {c['network']:4} {pct:9.1f}%"
+        if reference is not None:
+            runnable = offline - c["mxnet too"]
+            text += f" {c['mxnet too']:7} {100.0 * c['ok'] / runnable if runnable else 100.0:13.1f}%"
+        return text
+
+    for name in sorted(per_chapter):
+        total.update(per_chapter[name])
+        print(line(name, per_chapter[name]), file=out)
+    print(line("TOTAL", total), file=out)
     offline = total["total"] - total["network"]
-    pct = 100.0 * total["ok"] / offline if offline else 100.0
-    print(f"{'TOTAL':52} {total['ok']:5} {total['total']:5} {total['network']:4} {pct:9.1f}%", file=out)
     kinds = ", ".join(f"{k} {total[k]}" for k in ("framework", "data", "timeout", "crash") if total[k])
+    also = f"; {total['mxnet too']} of them fail under MXNet 1.9.1 on this machine too" \
+        if reference is not None else ""
     print(f"cells {total['total']} in {len(records)} sections: ok {total['ok']}, need the network "
-          f"{total['network']}, other failures {offline - total['ok']} ({kinds or 'none'})", file=out)
+          f"{total['network']}, other failures {offline - total['ok']} ({kinds or 'none'}){also}", file=out)
     if causes:
         print("\nfailures (cells that need no network), by cause:", file=out)
         for key, where in sorted(causes.items(), key=lambda kv: -len(kv[1])):
@@ -234,6 +278,32 @@ def load(root: Path) -> list[dict]:
     return json.loads(path.read_text())["sections"] if path.exists() else []
 
 
+def reclassify(root: Path) -> None:
+    """Rebuild a finished run's records from its jobs and raw results (after the classification rules
+    changed); times and exit statuses are kept."""
+    old = {r["section"]: r for r in load(root)}
+    records = []
+    for sec_path, rec in old.items():
+        slug = sec_path[:-3].replace("/", "__")
+        job = json.loads((root / "jobs" / f"{slug}.json").read_text())
+        section = Section(sec_path, [])
+        records.append(_section_record(section, job["cells"], root / "results" / f"{slug}.jsonl",
+                                       root / "logs" / f"{slug}.log", rec["rc"], rec["timed_out"],
+                                       rec["wall_s"]))
+    meta = json.loads((root / "summary.json").read_text())
+    meta["sections"] = records
+    (root / "summary.json").write_text(json.dumps(meta))
+
+
+def load_all(roots: list[Path]) -> list[dict]:
+    """The sections of several runs of the same engine; a later run's record of a section wins."""
+    merged: dict[str, dict] = {}
+    for root in roots:
+        for rec in load(root):
+            merged[rec["section"]] = rec
+    return [merged[k] for k in sorted(merged)]
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -251,14 +321,27 @@ def main(argv=None) -> int:
     p.add_argument("--batches", type=int, default=4)
     p.add_argument("--nice", type=int, default=10)
     p.add_argument("--out", help="results folder (default /tmp/d2l_runs/ENGINE)")
-    p.add_argument("--summary", metavar="DIR", help="print a finished run's summary")
+    p.add_argument("--reclassify", metavar="DIR", nargs="+", help="re-derive finished runs' failure classes")
+    p.add_argument("--summary", metavar="DIR", nargs="+",
+                   help="print the summary of finished runs (later runs' sections win)")
+    p.add_argument("--reference", metavar="MX_DIR[,MX_DIR]", help="finished MXNet runs: cells failing "
+                                                                  "there too are counted apart")
     p.add_argument("--compare", nargs=2, metavar=("FW_DIR", "MX_DIR"), help="final losses side by side")
+    p.add_argument("--write-results", nargs=3, metavar=("FW_DIR", "MX_DIR", "OUT"),
+                   help="write the numbers of two finished runs as Markdown (notes/d2l_results.md)")
     args = p.parse_args(argv)
+    for d in args.reclassify or []:
+        reclassify(Path(d))
+    if args.reclassify and not args.summary:
+        return 0
+    reference = load_all([Path(r) for r in args.reference.split(",")]) if args.reference else None
     if args.summary:
-        summarise(load(Path(args.summary)))
+        summarise(load_all([Path(d) for d in args.summary]), reference=reference)
         return 0
     if args.compare:
         return compare(Path(args.compare[0]), Path(args.compare[1]))
+    if args.write_results:
+        return write_results(*map(Path, args.write_results))
     if args.jobs < 1 or args.jobs > 2:
         p.error("--jobs must be 1 or 2 (the machine is shared)")
     python = args.python or ("/tmp/mx/bin/python" if args.engine == "mxnet" else sys.executable)
@@ -301,9 +384,73 @@ def main(argv=None) -> int:
         t.join()
     wall = time.perf_counter() - t_start
     ran = [records[s.path] for s in secs]
+    with open(root / "runs.jsonl", "a") as fh:
+        record = {"sections": len(ran), "wall_s": wall, "jobs": args.jobs, "load_avg": os.getloadavg(),
+                  "finished": time.strftime("%Y-%m-%d %H:%M")}
+        fh.write(json.dumps(record) + "\n")
     print(f"wall time {wall:.0f} s for {len(ran)} sections (sum of section times "
           f"{sum(r['wall_s'] for r in ran):.0f} s); load average {os.getloadavg()[0]:.2f}")
-    summarise(ran)
+    summarise(ran, reference=reference)
+    return 0
+
+
+def _loss_rows(fw_records: list[dict], mx_records: list[dict]) -> list[tuple]:
+    a, b = final_losses(fw_records), final_losses(mx_records)
+    rows = []
+    for key in sorted(set(a) | set(b)):
+        if "loss" not in key.rsplit(":", 1)[-1] or not key.startswith(TRAINING_CHAPTERS):
+            continue
+        x, y = a.get(key), b.get(key)
+        rel = (x["final"] - y["final"]) / abs(y["final"]) if x and y and y["final"] else None
+        rows.append((key, x, y, rel))
+    return rows
+
+
+# the chapters whose training runs are compared (linear regression through computer vision)
+TRAINING_CHAPTERS = ("chapter_linear-regression", "chapter_linear-classification",
+                     "chapter_multilayer-perceptrons", "chapter_builders-guide",
+                     "chapter_convolutional-neural-networks", "chapter_convolutional-modern",
+                     "chapter_recurrent-neural-networks", "chapter_recurrent-modern",
+                     "chapter_attention-mechanisms-and-transformers", "chapter_optimization",
+                     "chapter_computational-performance", "chapter_computer-vision")
+
+
+def write_results(fw: Path, mx: Path, out: Path) -> int:
+    """notes/d2l_results.md: numbers only (per-chapter counts, wall times, final losses side by side)."""
+    fw_rec = load_all([Path(d) for d in str(fw).split(",")])
+    mx_rec = load_all([Path(d) for d in str(mx).split(",")])
+    buf = io.StringIO()
+    buf.write("# d2l-en (MXNet tab) on framework and on MXNet 1.9.1\n\n")
+    meta = json.loads((Path(str(fw).split(",")[0]) / "summary.json").read_text())
+    buf.write(f"Snapshot {meta['commit']}; epochs <= 1, batches per loader <= 4; written by "
+              "`python tools/corpus/d2l.py --write-results FW MX OUT`.\n\n## Cells (framework run)\n\n```\n")
+    summarise(fw_rec, out=buf, reference=mx_rec)
+    buf.write("```\n\n## Cells (MXNet 1.9.1 run)\n\n```\n")
+    summarise(mx_rec, out=buf)
+    buf.write("```\n\n## Wall time (seconds, sum of section processes)\n\n"
+              "| chapter | framework | MXNet 1.9.1 | ratio |\n| --- | --- | --- | --- |\n")
+    per = collections.defaultdict(lambda: [0.0, 0.0])
+    for i, recs in enumerate((fw_rec, mx_rec)):
+        for sec in recs:
+            per[sec["chapter"]][i] += sec["wall_s"]
+    tot = [0.0, 0.0]
+    for ch in sorted(per):
+        a, b = per[ch]
+        tot[0] += a
+        tot[1] += b
+        buf.write(f"| {ch} | {a:.0f} | {b:.0f} | {a / b if b else float('nan'):.2f} |\n")
+    ratio = tot[0] / tot[1] if tot[1] else float("nan")
+    buf.write(f"| TOTAL | {tot[0]:.0f} | {tot[1]:.0f} | {ratio:.2f} |\n\n")
+    buf.write("## Final training loss (mean over the last epoch's plotted points)\n\n"
+              "| section:line:series | framework first | framework final | MXNet first | MXNet final "
+              "| rel. diff |\n| --- | --- | --- | --- | --- | --- |\n")
+    fmt = lambda v, k: f"{v[k]:.4f}" if v else "-"  # noqa: E731
+    for key, x, y, rel in _loss_rows(fw_rec, mx_rec):
+        diff = "" if rel is None else f"{rel * 100:+.1f}%"
+        buf.write(f"| {key} | {fmt(x, 'first')} | {fmt(x, 'final')} | {fmt(y, 'first')} | "
+                  f"{fmt(y, 'final')} | {diff} |\n")
+    out.write_text(buf.getvalue())
+    print(buf.getvalue())
     return 0
 
 

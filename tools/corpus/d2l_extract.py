@@ -65,6 +65,12 @@ class Snapshot:
     def read(self, path: str) -> str:
         return self._git("show", f"{self.commit}:{path}")
 
+    def read_bytes(self, path: str) -> bytes | None:
+        """A file's bytes, or None where the snapshot lacks the object (a partial clone)."""
+        out = subprocess.run(["git", "--git-dir", self.git_dir, "show", f"{self.commit}:{path}"],
+                             capture_output=True)
+        return out.stdout if out.returncode == 0 else None
+
 
 def cell_tabs(source: str, default_tab: str) -> list[str]:
     m = _TAB_LINE.search(source)

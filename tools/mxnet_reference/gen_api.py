@@ -326,7 +326,288 @@ def section_image():
     save("image.npz", out)
 
 
-SECTIONS = {"io": section_io, "image": section_image}
+def section_kv():
+    import mxnet as mx
+
+    out = {}
+    # 'local' store, key 0 = arange(6).reshape(2, 3); SGD(lr 0.1, momentum 0.9, wd 0.01, rescale_grad 0.5);
+    # three pushes of two arrays (step + 1 and 1 everywhere), the pulled value after each
+    w = np.arange(6, dtype=np.float32).reshape(2, 3)
+    kv = mx.kv.create("local")
+    kv.set_optimizer(mx.optimizer.SGD(learning_rate=0.1, momentum=0.9, wd=0.01, rescale_grad=0.5))
+    kv.init(0, mx.nd.array(w))
+    for step in range(3):
+        kv.push(0, [mx.nd.array(w * 0 + step + 1), mx.nd.array(w * 0 + 1)])
+        a = mx.nd.zeros((2, 3))
+        kv.pull(0, out=a)
+        out[f"sgd/{step}"] = a.asnumpy()
+    # no optimizer: a push of four arrays replaces the value by their sum; pushpull; str keys in a list
+    kv = mx.kv.create("device")
+    kv.init(["a", "b"], [mx.nd.array(w), mx.nd.array(-w)])
+    kv.push("a", [mx.nd.array(w * i) for i in range(4)])
+    outs = [mx.nd.zeros((2, 3)), mx.nd.zeros((2, 3))]
+    kv.pull(["a", "b"], out=outs)
+    out["plain/a"], out["plain/b"] = outs[0].asnumpy(), outs[1].asnumpy()
+    kv.pushpull("b", [mx.nd.ones((2, 3)), mx.nd.ones((2, 3)) * 5], out=outs[1])
+    out["plain/pushpull"] = outs[1].asnumpy()
+    # pushpull with Adam applies the update and returns it
+    kv = mx.kv.create("local")
+    kv.set_optimizer(mx.optimizer.Adam(learning_rate=0.01))
+    kv.init(7, mx.nd.array(w))
+    for step in range(2):
+        a = mx.nd.zeros((2, 3))
+        kv.pushpull(7, mx.nd.array(w - 2.5), out=a)
+        out[f"adam/{step}"] = a.asnumpy()
+    save("kv.npz", out)
+
+
+def section_operator():
+    import mxnet as mx
+
+    # three custom operators: "scaledsig" (NumPy inside; a hand-written backward that is `scale` times
+    # sigmoid's gradient), "muladd" (two inputs, two outputs: a*b and a+2b, NDArray operators), and
+    # "softmaxloss" (need_top_grad=False: backward is softmax - one_hot(label) whatever the head)
+    class ScaledSig(mx.operator.CustomOp):
+        def __init__(self, scale):
+            self.scale = scale
+
+        def forward(self, is_train, req, in_data, out_data, aux):
+            x = in_data[0].asnumpy()
+            self.assign(out_data[0], req[0], mx.nd.array(1.0 / (1.0 + np.exp(-x))))
+
+        def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+            y, dy = out_data[0].asnumpy(), out_grad[0].asnumpy()
+            self.assign(in_grad[0], req[0], mx.nd.array(self.scale * dy * y * (1.0 - y)))
+
+    @mx.operator.register("scaledsig")
+    class ScaledSigProp(mx.operator.CustomOpProp):
+        def __init__(self, scale):
+            super().__init__(need_top_grad=True)
+            self.scale = float(scale)
+
+        def create_operator(self, ctx, shapes, dtypes):
+            return ScaledSig(self.scale)
+
+    class MulAdd(mx.operator.CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            a, b = in_data
+            self.assign(out_data[0], req[0], a * b)
+            self.assign(out_data[1], req[1], a + 2 * b)
+
+        def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+            a, b = in_data
+            g0, g1 = out_grad
+            self.assign(in_grad[0], req[0], g0 * b + g1)
+            self.assign(in_grad[1], req[1], g0 * a + 2 * g1)
+
+    @mx.operator.register("muladd")
+    class MulAddProp(mx.operator.CustomOpProp):
+        def list_arguments(self):
+            return ["a", "b"]
+
+        def list_outputs(self):
+            return ["prod", "mix"]
+
+        def create_operator(self, ctx, shapes, dtypes):
+            return MulAdd()
+
+    class SoftmaxLoss(mx.operator.CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            x = in_data[0].asnumpy()
+            e = np.exp(x - x.max(axis=1, keepdims=True))
+            self.assign(out_data[0], req[0], mx.nd.array(e / e.sum(axis=1, keepdims=True)))
+
+        def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+            label = in_data[1].asnumpy().astype(int)
+            y = out_data[0].asnumpy().copy()
+            y[np.arange(label.shape[0]), label] -= 1.0
+            self.assign(in_grad[0], req[0], mx.nd.array(y))
+            self.assign(in_grad[1], req[1], mx.nd.zeros(label.shape))
+
+    @mx.operator.register("softmaxloss")
+    class SoftmaxLossProp(mx.operator.CustomOpProp):
+        def __init__(self):
+            super().__init__(need_top_grad=False)
+
+        def list_arguments(self):
+            return ["data", "label"]
+
+        def infer_shape(self, in_shape):
+            return in_shape, [in_shape[0]], []
+
+        def create_operator(self, ctx, shapes, dtypes):
+            return SoftmaxLoss()
+
+    # training: x (4, 3), w1 (3, 5), w2 (5, 3) from RandomState(2), labels [0, 2, 1, 2]; three steps of
+    # w -= 0.1 * grad; the outputs, losses and gradients of each step
+    rs = np.random.RandomState(2)
+    x = mx.nd.array(rs.uniform(-1, 1, (4, 3)))
+    w1, w2 = mx.nd.array(rs.uniform(-1, 1, (3, 5))), mx.nd.array(rs.uniform(-1, 1, (5, 3)))
+    label = mx.nd.array([0, 2, 1, 2])
+    out = {"x": x.asnumpy(), "w1": w1.asnumpy(), "w2": w2.asnumpy(), "label": label.asnumpy()}
+    for w in (w1, w2):
+        w.attach_grad()
+    for step in range(3):
+        with mx.autograd.record():
+            h = mx.nd.dot(x, w1)
+            a = mx.nd.Custom(h, op_type="scaledsig", scale=2)
+            p, q = mx.nd.Custom(a, a * 0.5, op_type="muladd")
+            prob = mx.nd.Custom(mx.nd.dot(p + q, w2), label, op_type="softmaxloss")
+        prob.backward()
+        out[f"{step}/prob"], out[f"{step}/a"] = prob.asnumpy(), a.asnumpy()
+        out[f"{step}/w1_grad"], out[f"{step}/w2_grad"] = w1.grad.asnumpy(), w2.grad.asnumpy()
+        w1[:] = w1 - 0.1 * w1.grad
+        w2[:] = w2 - 0.1 * w2.grad
+    out["w1_final"], out["w2_final"] = w1.asnumpy(), w2.asnumpy()
+    save("operator.npz", out)
+
+
+def section_metric():
+    import logging
+
+    import mxnet as mx
+
+    out = {}
+    # metrics over two updates of seeded predictions (RandomState(4)): 6 samples x 4 classes
+    rs = np.random.RandomState(4)
+    preds = [rs.dirichlet(np.ones(4), 6).astype(np.float32) for _ in range(2)]
+    labels = [rs.randint(0, 4, 6).astype(np.float32) for _ in range(2)]
+    out["preds"], out["labels"] = np.stack(preds), np.stack(labels)
+    for name, metric in {
+        "nll": mx.metric.NegativeLogLikelihood(),
+        "pcc": mx.metric.PCC(),
+        "torch": mx.metric.Torch(),
+        "caffe": mx.metric.Caffe(),
+        "nll_created": mx.metric.create("nll_loss"),
+    }.items():
+        values = []
+        for p, l in zip(preds, labels, strict=True):
+            metric.update([mx.nd.array(l)], [mx.nd.array(p)])
+            values.append(metric.get()[1])
+        metric.reset_local()
+        values.append(metric.get_global()[1])
+        out[f"metric/{name}"] = np.array(values)
+        out[f"metric/{name}/name"] = metric.get()[0]
+    # PCC with a class seen only in the second update (its matrix grows), labels as class indices
+    pcc = mx.metric.PCC()
+    pcc.update([mx.nd.array([0, 1, 1])], [mx.nd.array([0, 1, 0])])
+    pcc.update([mx.nd.array([2, 1, 0, 2])], [mx.nd.array([2, 2, 0, 1])])
+    out["metric/pcc_grow"] = np.array(pcc.get()[1])
+
+    # callbacks: what the logging callbacks write for an Accuracy metric of 3/4 at epoch 2, batch 4
+    records = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+
+    root = logging.getLogger()
+    root.addHandler(Keep())
+    root.setLevel(logging.INFO)
+    acc = mx.metric.Accuracy()
+    acc.update([mx.nd.array([0, 1, 1, 0])], [mx.nd.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4], [0.7, 0.3]])])
+    param = mx.model.BatchEndParam(epoch=2, nbatch=4, eval_metric=acc, locals=None)
+    mx.callback.log_train_metric(2)(param)
+    mx.callback.LogValidationMetricsCallback()(param)
+    mx.callback.ProgressBar(total=10, length=20)(param)
+    out["callback/log"] = json.dumps(records)
+    # do_checkpoint's .params file for two arg and one aux arrays (epoch index 1 -> prefix-0002.params)
+    arg = {"w": mx.nd.array(np.arange(6, dtype=np.float32).reshape(2, 3)), "b": mx.nd.array([1.5, -2.0])}
+    aux = {"mean": mx.nd.array([0.25])}
+    mx.callback.do_checkpoint(os.path.join(OUT, "ckpt"), period=2)(1, None, arg, aux)
+    save("metric.npz", out)
+
+
+def section_test_utils():
+    import mxnet as mx
+
+    tu = mx.test_utils
+    out = {}
+
+    def seeded(name, fn, seed=3):
+        np.random.seed(seed)
+        out[f"tu/{name}"] = np.asarray(fn())
+
+    seeded("random_arrays", lambda: np.concatenate([a.ravel() for a in tu.random_arrays((2, 3), (4,), ())]))
+    seeded("random_uniform_arrays", lambda: tu.random_uniform_arrays((2, 2), low=-1, high=2)[0])
+    seeded("random_sample", lambda: tu.random_sample(list(range(10)), 4))
+    seeded("rand_coord_2d", lambda: tu.rand_coord_2d(0, 10, 5, 50))
+    seeded("eig_2d", lambda: tu.new_matrix_with_real_eigvals_2d(3))
+    seeded("eig_nd", lambda: tu.new_matrix_with_real_eigvals_nd((2, 3, 3)))
+    seeded("orthonormal", lambda: tu.new_orthonormal_matrix_2d(3))
+    seeded("sym_nd", lambda: tu.new_sym_matrix_with_real_eigvals_nd((2, 3, 3)))
+    x = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
+    out["tu/assign_each"] = tu.assign_each(x, lambda v: v * 2 + 1)
+    out["tu/assign_each2"] = tu.assign_each2(x, x + 1, lambda a, b: a * b)
+    out["tu/np_reduce"] = tu.np_reduce(x, (0, 2), True, np.max)
+    out["tu/collapse_sum_like"] = tu.collapse_sum_like(x, (3, 1))
+    out["tu/create_2d_tensor"] = tu.create_2d_tensor(3, 4).asnumpy()
+    out["tu/create_vector"] = tu.create_vector(5).asnumpy()
+    out["tu/identity_batch"] = tu.get_identity_mat_batch(3).asnumpy()
+    buckets, probs = tu.gen_buckets_probs_with_ppf(lambda q: q * q, 4)
+    out["tu/buckets"], out["tu/probs"] = np.array(buckets), np.array(probs)
+    out["tu/numeric_eps"] = np.array(
+        [v for _, v in sorted((str(k), v) for k, v in tu.default_numeric_eps().items())]
+    )
+    save("test_utils.npz", out)
+
+
+def section_misc():
+    import random
+
+    import mxnet as mx
+
+    out = {}
+    # SDMLLoss of seeded (5, 4) embeddings (RandomState(8)), smoothing 0.3 and 0.1, and its gradient
+    rs = np.random.RandomState(8)
+    x1, x2 = rs.normal(size=(5, 4)).astype(np.float32), rs.normal(size=(5, 4)).astype(np.float32)
+    out["sdml/x1"], out["sdml/x2"] = x1, x2
+    for s in (0.3, 0.1):
+        a = mx.nd.array(x1)
+        a.attach_grad()
+        with mx.autograd.record():
+            loss = mx.gluon.loss.SDMLLoss(smoothing_parameter=s)(a, mx.nd.array(x2))
+        loss.backward()
+        out[f"sdml/{s}"], out[f"sdml/{s}/grad"] = loss.asnumpy(), a.grad.asnumpy()
+    # transforms on a float32 CHW image (images()[2] / 255): Rotate(35), RandomRotation((-40, 40)) with
+    # numpy.random.seed(2), RandomApply(Rotate(90), p=0.5) over four calls after random.seed(2)
+    T = mx.gluon.data.vision.transforms
+    chw = mx.nd.array(images()[2].transpose(2, 0, 1).astype(np.float32) / 255)
+    out["tf/rotate"] = T.Rotate(35)(chw).asnumpy()
+    out["tf/rotate_zoom"] = T.Rotate(-20, zoom_in=True)(chw).asnumpy()
+    np.random.seed(2)
+    out["tf/random_rotation"] = np.stack(
+        [T.RandomRotation((-40, 40), rotate_with_proba=0.7)(chw).asnumpy() for _ in range(4)]
+    )
+    random.seed(2)
+    apply = T.RandomApply(T.Rotate(90), p=0.5)
+    out["tf/random_apply"] = np.stack([apply(chw).asnumpy() for _ in range(4)])
+    # ReflectionPad2D(2) of a (1, 2, 3, 4) arange, and of (0, 0, 0, 0, 1, 0, 2, 1), with the gradient of
+    # the sum of the output times its arange
+    x = mx.nd.arange(24).reshape(1, 2, 3, 4)
+    for name, pad in (("2", 2), ("asym", (0, 0, 0, 0, 1, 0, 2, 1))):
+        x.attach_grad()
+        with mx.autograd.record():
+            y = mx.gluon.nn.ReflectionPad2D(pad)(x)
+            loss = (y * mx.nd.arange(y.size).reshape(y.shape)).sum()
+        loss.backward()
+        out[f"pad/{name}"], out[f"pad/{name}/grad"] = y.asnumpy(), x.grad.asnumpy()
+    with mx.util.np_shape(True):  # framework is always in NumPy shape mode: -1 marks an unknown size
+        out["utils/shape_is_known"] = np.array(
+            [mx.gluon.utils.shape_is_known(s) for s in [(2, 3), (2, -1), ()]]
+        )
+    save("misc.npz", out)
+
+
+SECTIONS = {
+    "misc": section_misc,
+    "test_utils": section_test_utils,
+    "metric": section_metric,
+    "io": section_io,
+    "image": section_image,
+    "kv": section_kv,
+    "operator": section_operator,
+}
 
 
 def main(argv):

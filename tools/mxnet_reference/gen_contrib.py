@@ -21,6 +21,20 @@ Writes to ``tests/reference/contrib/``:
   from them for ``epochs=5``. For each: the files written, the metrics after each epoch, the log
   lines, the final parameters, and the early stopping epoch.
 
+- ``rnn.npz``: ``contrib.rnn`` cells with seeded weights unrolled over seeded inputs (``NTC``):
+  outputs, final states and the gradients of ``sum(out ** 2) + sum(states[-1] ** 2)`` for each
+  parameter (conv RNN/LSTM/GRU cells in 1-3 D, dilations, 'relu', 'sigmoid' and 'softrelu'
+  activations; LSTMPCell; MXNet 1.9.1 on the CPU runs no channel-last convolution and no Block
+  activation in these cells, so those are checked against their channel-first and named
+  equivalents), and ``dynamic_unroll`` of an LSTMCell with ``valid_length``.
+
+- ``data.npz``: ``contrib.data.IntervalSampler`` orders for a few (length, interval, rollover).
+
+- ``cnn.npz``: ``contrib.cnn`` layers with seeded weights (offsets of a few pixels, moving samples
+  across and out of the image): DeformableConvolution (outputs and the gradients of ``sum(y * w)``
+  for the parameters and the input) and ModulatedDeformableConvolution (outputs only: MXNet 1.9.1
+  has no CPU backward for it); the operators on hand-made offsets that land on the boundary rules.
+
 Each section is documented at its function. ``tests/gluon/contrib/`` builds the same networks.
 """
 
@@ -251,7 +265,121 @@ def gen_estimator() -> None:
     np.savez(OUT / "estimator.npz", **out)
 
 
-SECTIONS = {"nn": gen_nn, "estimator": gen_estimator}
+RNN_CASES = {
+    # name: (constructor source evaluated with crnn, nn in scope, input shape NTC...)
+    "c2lstm": ("crnn.Conv2DLSTMCell((2, 5, 5), 3, i2h_kernel=3, h2h_kernel=3, i2h_pad=1)", (2, 3, 2, 5, 5)),
+    "c1gru": ("crnn.Conv1DGRUCell((2, 6), 3, i2h_kernel=3, h2h_kernel=1)", (2, 3, 2, 6)),
+    "c3rnn_relu": ("crnn.Conv3DRNNCell((1, 3, 4, 4), 2, i2h_kernel=(1, 3, 3), h2h_kernel=3, "
+                   "i2h_pad=(0, 1, 1), activation='relu')", (1, 2, 1, 3, 4, 4)),
+    "c2rnn_dilate": ("crnn.Conv2DRNNCell((2, 7, 7), 2, i2h_kernel=3, h2h_kernel=3, i2h_dilate=2, "
+                     "h2h_dilate=2, activation='sigmoid')", (2, 3, 2, 7, 7)),
+    "c2lstm_softrelu": ("crnn.Conv2DLSTMCell((2, 3, 5), 2, i2h_kernel=3, h2h_kernel=3, i2h_pad=1, "
+                        "activation='softrelu')", (2, 3, 2, 3, 5)),
+    "lstmp": ("crnn.LSTMPCell(8, 3, input_size=4)", (2, 4, 4)),
+}
+
+
+def gen_rnn() -> None:
+    """``rnn.npz``: keys ``<case>:x|out|state<i>|grad:<param>|param:<param>`` (RNN_CASES), and
+    ``dyn:...`` for dynamic_unroll."""
+    from mxnet.gluon.contrib import rnn as crnn
+    from mxnet.gluon.contrib.rnn.rnn_cell import dynamic_unroll
+
+    out = {}
+    for i, (case, (source, shape)) in enumerate(sorted(RNN_CASES.items())):
+        cell = eval(source, {"crnn": crnn, "nn": nn})  # noqa: S307 (our own table)
+        cell.initialize()
+        rs = np.random.RandomState(20 + i)
+        x = rs.uniform(-1, 1, shape).astype(np.float32)
+        cell.unroll(shape[1], mx.nd.array(x), layout="NTC", merge_outputs=True)  # fixes deferred shapes
+        fill(cell, 30 + i)
+        with autograd.record():
+            y, states = cell.unroll(shape[1], mx.nd.array(x), layout="NTC", merge_outputs=True)
+            loss = (y ** 2).sum() + (states[-1] ** 2).sum()
+        loss.backward()
+        out.update({f"{case}:x": x, f"{case}:out": y.asnumpy()})
+        out.update({f"{case}:state{j}": s.asnumpy() for j, s in enumerate(states)})
+        for k, p in cell._collect_params_with_prefix().items():
+            out[f"{case}:param:{k}"] = p.data().asnumpy()
+            out[f"{case}:grad:{k}"] = p.grad().asnumpy()
+    cell = gluon.rnn.LSTMCell(3, input_size=2)
+    cell.initialize()
+    fill(cell, 40)
+    rs = np.random.RandomState(41)
+    x = rs.uniform(-1, 1, (4, 2, 2)).astype(np.float32)
+    states = [mx.nd.array(rs.uniform(-1, 1, (2, 3))) for _ in range(2)]
+    y, final = dynamic_unroll(cell, mx.nd.array(x), states, layout="TNC", valid_length=mx.nd.array([2, 4]))
+    out.update({"dyn:x": x, "dyn:out": y.asnumpy(), "dyn:begin0": states[0].asnumpy(),
+                "dyn:begin1": states[1].asnumpy(), "dyn:state0": final[0].asnumpy(),
+                "dyn:state1": final[1].asnumpy()})
+    for k, p in cell._collect_params_with_prefix().items():
+        out[f"dyn:param:{k}"] = p.data().asnumpy()
+    np.savez(OUT / "rnn.npz", **out)
+
+
+SAMPLERS = [(13, 3, True), (13, 3, False), (5, 5, True), (7, 1, True), (10, 4, False), (1, 1, True)]
+
+
+def gen_data() -> None:
+    """``data.npz``: ``interval:<length>_<interval>_<rollover>`` -> the sampled order."""
+    from mxnet.gluon.contrib.data import IntervalSampler
+
+    out = {f"interval:{n}_{k}_{int(r)}": np.array(list(IntervalSampler(n, k, rollover=r)))
+           for n, k, r in SAMPLERS}
+    np.savez(OUT / "data.npz", **out)
+
+
+CNN_CASES = {
+    "dcn": ("cnn.DeformableConvolution(4, kernel_size=3, padding=1)", (2, 3, 6, 6), True),
+    "dcn_groups": ("cnn.DeformableConvolution(4, kernel_size=(3, 2), strides=2, padding=(1, 0), "
+                   "dilation=(2, 1), groups=2, num_deformable_group=3, activation='relu')", (2, 6, 7, 6),
+                   True),
+    "mdcn": ("cnn.ModulatedDeformableConvolution(4, kernel_size=3, padding=1)", (2, 3, 6, 6), False),
+    "mdcn_groups": ("cnn.ModulatedDeformableConvolution(2, kernel_size=3, strides=2, num_deformable_group=2, "
+                    "use_bias=False)", (1, 4, 7, 7), False),
+}
+
+
+def gen_cnn() -> None:
+    """``cnn.npz``: keys ``<case>:x|w|y|gx|grad:<param>|param:<param>`` (CNN_CASES), ``op:...``."""
+    from mxnet.gluon.contrib import cnn
+
+    out = {}
+    for i, (case, (source, shape, backward)) in enumerate(sorted(CNN_CASES.items())):
+        layer = eval(source, {"cnn": cnn})  # noqa: S307 (our own table)
+        layer.initialize()
+        rs = np.random.RandomState(50 + i)
+        x = rs.uniform(-1, 1, shape).astype(np.float32)
+        y = layer(mx.nd.array(x))
+        fill(layer, 60 + i)
+        out.update({f"{case}:x": x, f"{case}:repr": np.array(repr(layer)),
+                    f"{case}:names": np.array(sorted(layer.collect_params().keys()))})
+        for k, p in layer._collect_params_with_prefix().items():
+            out[f"{case}:param:{k}"] = p.data().asnumpy()
+        if backward:
+            w = rs.uniform(-1, 1, y.shape).astype(np.float32)
+            y, gx, grads = grads_of(layer, x, w)
+            out.update({f"{case}:w": w, f"{case}:gx": gx, **{f"{case}:{k}": v for k, v in grads.items()}})
+        else:
+            y = layer(mx.nd.array(x)).asnumpy()
+        out[f"{case}:y"] = y
+    # the operators on offsets that hit the boundary rules: integers, the last row/column, beyond
+    x = np.arange(2 * 4 * 5, dtype=np.float32).reshape(1, 2, 4, 5) / 10
+    offset = np.random.RandomState(70).choice([-1.5, -1.0, -0.5, 0.0, 0.25, 0.5, 1.0, 2.7, 3.5],
+                                              (1, 18, 4, 5)).astype(np.float32)
+    mask = np.random.RandomState(71).uniform(0, 2, (1, 9, 4, 5)).astype(np.float32)
+    weight = np.random.RandomState(72).uniform(-1, 1, (3, 2, 3, 3)).astype(np.float32)
+    args = dict(kernel=(3, 3), pad=(1, 1), num_filter=3, no_bias=True)
+    out.update({"op:x": x, "op:offset": offset, "op:mask": mask, "op:weight": weight,
+                "op:v1": mx.nd.contrib.DeformableConvolution(mx.nd.array(x), mx.nd.array(offset),
+                                                             mx.nd.array(weight), **args).asnumpy(),
+                "op:v2": mx.nd.contrib.ModulatedDeformableConvolution(
+                    mx.nd.array(x), mx.nd.array(offset), mx.nd.array(mask), mx.nd.array(weight),
+                    **args).asnumpy()})
+    np.savez(OUT / "cnn.npz", **out)
+
+
+SECTIONS = {"nn": gen_nn, "estimator": gen_estimator, "rnn": gen_rnn, "data": gen_data, "cnn": gen_cnn}
 
 
 def main(argv: list[str]) -> None:

@@ -9,8 +9,8 @@ outputs are ``<case>.out<j>``, and for differentiable cases a random head gradie
 MXNet's input gradients (``<case>.grad<i>``). ``npx.*`` cases run on ``mx.np`` arrays, the others on
 ``mx.nd`` arrays. ``__cases__`` holds the case table as JSON. ``tests/ops_reference.py`` replays them.
 
-Cases whose keyword arguments name a function (``foreach``, ``while_loop``, ``cond``) name it by a key of
-``BODIES`` in ``tests/ops_reference.py``; the same small functions are defined here.
+Control-flow cases (``foreach``, ``while_loop``, ``cond``) name their functions by keys of ``BODIES`` in
+``ops_cases.py``; ``tests/ops_reference.py`` defines the same small functions for the replay.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ import os
 import sys
 from pathlib import Path
 
-os.environ.setdefault("MXNET_MKLDNN_ENABLED", "0")
+# oneDNN stays on: MXNet 1.9.1's own (non-oneDNN) CPU RNN kernel fails under autograd.record()
 os.environ.setdefault("MXNET_STORAGE_FALLBACK_LOG_VERBOSE", "0")
 
 import mxnet as mx  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ops_cases import BODIES, CASES, build  # noqa: E402
+from ops_cases import CASES, build, invoke  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[2] / "tests" / "reference" / "ops" / "ops.npz"
 
@@ -43,14 +43,9 @@ def resolve(path: str):
     return obj
 
 
-def _convert(v, mod):
-    """A keyword argument for MXNet: lists become tuples; ``{"body": key}`` the function; ``{"array": i}``
-    one of the inputs (for arguments that are arrays but not positional)."""
-    if isinstance(v, list):
-        return tuple(v)
-    if isinstance(v, dict) and "body" in v:
-        return BODIES[v["body"]](mod)
-    return v
+def _convert(v):
+    """A keyword argument for MXNet: lists become tuples."""
+    return tuple(v) if isinstance(v, list) else v
 
 
 class _null:
@@ -66,8 +61,13 @@ def run() -> None:
     out: dict[str, np.ndarray] = {}
     table = {}
     failed: list[str] = []
+    only = os.environ.get("GEN_OPS_ONLY")  # comma-separated case names: run just those (debugging)
     for name, op, inputs, kwargs, grad, extra in CASES:
+        if only and name not in only.split(","):
+            continue
         fn = resolve(op)
+        if os.environ.get("GEN_OPS_VERBOSE"):
+            print(name, file=sys.stderr, flush=True)
         npmode = op.startswith("npx.") or op.startswith("np.")
         mod = mx.np if npmode else mx.nd
         kw = dict(kwargs)
@@ -80,12 +80,21 @@ def run() -> None:
         args = [mod.array(a, dtype=a.dtype) for a in inputs]
         for i in grad:
             args[i].attach_grad()
-        mx_kw = {k: _convert(v, mod) for k, v in kw.items()}
+        mx_kw = {k: _convert(v) for k, v in kw.items()}
+        if "out_is" in extra:  # out= the weight itself, as MXNet's optimizers call it
+            mx_kw["out"] = args[extra["out_is"]]
+        if extra.get("out_like"):  # MXNet's multi-tensor updates need out= to know their outputs
+            mx_kw["out"] = [mod.zeros_like(args[i]) for i in extra["out_like"]]
         call_args = [args[:nlist]] + args[nlist:] if nlist else args
         try:
             with mx.autograd.record(train_mode=train) if (grad or train) else _null():
-                res = fn(*call_args, **mx_kw)
+                if extra.get("call"):
+                    res = invoke(fn, extra["call"], mod, args, mx_kw)
+                else:
+                    res = fn(*call_args, **mx_kw)
                 outs = _flatten(res)
+                # MXNet updates these inputs in place (optimizer states): they are outputs too
+                outs = outs + [args[i] for i in extra.get("mutated", [])]
         except mx.base.MXNetError as e:
             failed.append(f"{name}: {str(e).strip().splitlines()[-1]}")
             continue
@@ -115,6 +124,9 @@ def run() -> None:
         raise SystemExit("MXNet refused these cases:\n" + "\n".join(failed))
     out["__cases__"] = np.array(json.dumps(table, sort_keys=True))
     out["__mxnet__"] = np.array(mx.__version__)
+    if only:
+        print(f"{len(table)} cases ran; nothing written (GEN_OPS_ONLY)", file=sys.stderr)
+        return
     OUT.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(OUT, **out)
     print(f"{len(table)} cases, {OUT.stat().st_size} bytes -> {OUT}", file=sys.stderr)

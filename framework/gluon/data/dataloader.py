@@ -26,6 +26,9 @@ from typing import Any
 
 import numpy as onp
 
+from ...util import is_np_array as is_np_array  # MXNet's imports
+from ...util import is_np_shape as is_np_shape
+from ...util import set_np as set_np
 from ._batching import make_batch
 from ._multiworker import _MultiWorkerIter
 from ._rng import draw_seed

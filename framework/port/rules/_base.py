@@ -38,13 +38,22 @@ class Rule(cst.CSTTransformer):
         self.info = ctx.info
 
     # A module path in an import statement is a name of the importing system, never an expression: no
-    # rule looks inside one (``from pkg.mx.context import f`` keeps ``pkg.mx.context``). The imports rule
-    # rewrites whole statements in its leave_* methods, which still run.
-    def visit_Import(self, node: cst.Import) -> bool:
-        return False
+    # rule rewrites anything inside one (``from pkg.mx.context import f`` keeps ``pkg.mx.context``).
+    # Rules still see the nodes there (a rule may note the names an import binds), and a rule's
+    # leave_Import / leave_ImportFrom still rewrites the statement as a whole (the imports rule).
+    _import_depth = 0
 
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-        return False
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            self._import_depth += 1
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[override]
+        if isinstance(original_node, (cst.Import, cst.ImportFrom)):
+            self._import_depth -= 1
+        elif self._import_depth:
+            return original_node  # inside an import statement: no leave_* runs, nothing changes
+        return super().on_leave(original_node, updated_node)
 
     def line(self, node: cst.CSTNode) -> int:
         try:

@@ -5,7 +5,7 @@ MXNet takes a float index array (cast to integers), a Python ``range`` and a lis
 parts made integer arrays and is plain ``x[idx]`` for anything else, so the rewrite is safe wherever it
 lands; it is applied where an index part visibly may be one of them:
 
-- a ``range(...)`` call or a list (``y_hat[range(n), y]``, ``x[[0, 2]]``);
+- a ``range(...)`` or ``list(...)`` call or a list (``y_hat[range(n), y]``, ``x[[0, 2]]``);
 - an array the module makes (``np.array(...)``, ``nd.arange(...)``, any ``*.array``/``*.tensor``/
   ``*.asarray``/``*.arange`` call -- MXNet's are float32 -- or a name assigned one:
   ``idx = d2l.tensor(batch); X[idx]``).
@@ -82,7 +82,8 @@ class GetitemRule(Rule):
     def _part_needs(self, part: cst.BaseExpression) -> bool:
         if isinstance(part, (cst.List, cst.ListComp)):
             return True
-        if isinstance(part, cst.Call) and isinstance(part.func, cst.Name) and part.func.value == "range":
+        func = part.func if isinstance(part, cst.Call) else None
+        if isinstance(func, cst.Name) and func.value in ("range", "list"):
             return True
         if _maker_call(part, self.info):
             return True

@@ -40,6 +40,5 @@ class VersionRule(Rule):
         if not others:
             return versioned.with_changes(semicolon=updated.semicolon)
         others[-1] = others[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        return cst.FlattenSentinel([updated.with_changes(names=others, lpar=cst.MaybeSentinel.DEFAULT,
-                                                         rpar=cst.MaybeSentinel.DEFAULT,
+        return cst.FlattenSentinel([updated.with_changes(names=others, lpar=None, rpar=None,
                                                          semicolon=cst.MaybeSentinel.DEFAULT), versioned])

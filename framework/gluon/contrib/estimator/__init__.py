@@ -6,7 +6,7 @@
 True
 """
 
-from . import batch_processor, estimator, event_handler, utils
+from . import batch_processor, estimator, event_handler, events, utils
 from .batch_processor import BatchProcessor
 from .estimator import Estimator
 from .event_handler import (
@@ -28,4 +28,4 @@ from .event_handler import (
 __all__ = ["Estimator", "BatchProcessor", "TrainBegin", "TrainEnd", "EpochBegin", "EpochEnd", "BatchBegin",
            "BatchEnd", "StoppingHandler", "MetricHandler", "ValidationHandler", "LoggingHandler",
            "CheckpointHandler", "EarlyStoppingHandler", "GradientUpdateHandler",
-           "batch_processor", "estimator", "event_handler", "utils"]
+           "batch_processor", "estimator", "event_handler", "events", "utils"]

@@ -27,7 +27,7 @@ import numpy as onp
 
 from ...block import HybridBlock
 from ...metric import EvalMetric
-from .event_handler import BatchEnd, EpochEnd, TrainBegin, _monitor_op
+from .events import BatchEnd, EpochEnd, TrainBegin, _monitor_op
 
 __all__ = ["CheckpointHandler"]
 

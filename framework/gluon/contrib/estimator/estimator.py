@@ -32,18 +32,20 @@ from ...metric import Loss as _LossMetric
 from ...trainer import Trainer
 from .batch_processor import BatchProcessor
 from .event_handler import (
+    GradientUpdateHandler,
+    LoggingHandler,
+    MetricHandler,
+    StoppingHandler,
+    ValidationHandler,
+)
+from .events import (
     BatchBegin,
     BatchEnd,
     EpochBegin,
     EpochEnd,
     EventHandler,
-    GradientUpdateHandler,
-    LoggingHandler,
-    MetricHandler,
-    StoppingHandler,
     TrainBegin,
     TrainEnd,
-    ValidationHandler,
     _check_event_handlers,
 )
 from .utils import _check_handler_metric_ref, _check_metrics, _suggest_metric_for_loss

@@ -24,78 +24,22 @@ import numpy as onp
 
 from ...metric import CompositeEvalMetric, EvalMetric
 from ...metric import Loss as _LossMetric
+from .checkpoint import CheckpointHandler
+from .events import (
+    BatchBegin,
+    BatchEnd,
+    EpochBegin,
+    EpochEnd,
+    EventHandler,
+    TrainBegin,
+    TrainEnd,
+    _monitor_op,
+)
 from .utils import _check_metrics
 
 __all__ = ["TrainBegin", "TrainEnd", "EpochBegin", "EpochEnd", "BatchBegin", "BatchEnd", "EventHandler",
            "StoppingHandler", "MetricHandler", "ValidationHandler", "LoggingHandler", "CheckpointHandler",
            "EarlyStoppingHandler", "GradientUpdateHandler"]
-
-
-class EventHandler:
-    """Base of every handler."""
-
-
-def _check_event_handlers(handlers: Any) -> list[EventHandler]:
-    if isinstance(handlers, EventHandler):
-        return [handlers]
-    handlers = list(handlers or [])
-    if not all(isinstance(h, EventHandler) for h in handlers):
-        raise ValueError(f"handlers must be an EventHandler or a list of EventHandler, got: {handlers}")
-    return handlers
-
-
-class TrainBegin(EventHandler):
-    def train_begin(self, estimator: Any, *args: Any, **kwargs: Any) -> None:
-        pass
-
-
-class TrainEnd(EventHandler):
-    def train_end(self, estimator: Any, *args: Any, **kwargs: Any) -> None:
-        pass
-
-
-class EpochBegin(EventHandler):
-    def epoch_begin(self, estimator: Any, *args: Any, **kwargs: Any) -> None:
-        pass
-
-
-class EpochEnd(EventHandler):
-    def epoch_end(self, estimator: Any, *args: Any, **kwargs: Any) -> bool:
-        return False
-
-
-class BatchBegin(EventHandler):
-    def batch_begin(self, estimator: Any, *args: Any, **kwargs: Any) -> None:
-        pass
-
-
-class BatchEnd(EventHandler):
-    def batch_end(self, estimator: Any, *args: Any, **kwargs: Any) -> bool:
-        return False
-
-
-def _monitor_op(mode: str, monitor: EvalMetric, who: str) -> Callable[[Any, Any], Any]:
-    """``onp.less`` or ``onp.greater`` for ``mode`` ('min', 'max', 'auto': greater for a metric whose name
-    holds 'acc' or 'f1', less otherwise, with MXNet's warning)."""
-    if mode not in ("auto", "min", "max"):
-        warnings.warn(f"{who} mode {mode} is unknown, fallback to auto mode. {who} will use max mode for f1 "
-                      "and accuracy metric comparison and use min mode other wise", RuntimeWarning,
-                      stacklevel=3)
-        mode = "auto"
-    if mode == "min":
-        return onp.less
-    if mode == "max":
-        return onp.greater
-    name = str(monitor.get()[0])
-    if "acc" in name.lower() or "f1" in name.lower():
-        warnings.warn(f"`greater` operator will be used to determine if {name} has improved. Please "
-                      "specify `mode='min'` to use the `less` operator. Specify `mode='max' to disable this "
-                      "warning.`", stacklevel=3)
-        return onp.greater
-    warnings.warn(f"`less` operator will be used to determine if {name} has improved. Please specify "
-                  "`mode='max'` to use the `greater` operator. Specify `mode='min' to disable this warning.`",
-                  stacklevel=3)
-    return onp.less
 
 
 class StoppingHandler(TrainBegin, BatchEnd, EpochEnd):
@@ -310,5 +254,3 @@ class GradientUpdateHandler(BatchEnd):
         estimator.trainer.step(sum(item.shape[0] for item in losses))
         return False
 
-
-from .checkpoint import CheckpointHandler  # noqa: E402  (MXNet's module holds it too)

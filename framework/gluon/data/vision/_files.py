@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as onp
 
+from .... import config
 from ...._files import open_regular
 from ....base import FrameworkError
 from .catalogue import entry_for
@@ -45,7 +46,7 @@ class DataFileError(FrameworkError, ValueError):
 
 def framework_home() -> Path:
     """``$FRAMEWORK_HOME``, or ``~/.framework``."""
-    return Path(os.environ.get("FRAMEWORK_HOME") or "~/.framework").expanduser()
+    return config.get("home")
 
 
 def cache_dir(name: str) -> Path:
