@@ -32,7 +32,6 @@ b'hello'
 
 from __future__ import annotations
 
-import hashlib
 import http.client
 import os
 import socket
@@ -47,6 +46,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .. import config
+from .._files import sha1_of
 from ..base import FrameworkError
 
 __all__ = ["download", "DownloadError", "check_sha1", "fetch_url", "gluon_repo_url", "repo_file_url",
@@ -109,15 +109,7 @@ def downloads_allowed() -> bool:
 
 def check_sha1(filename: str | os.PathLike, sha1_hash: str) -> bool:
     """Whether the file's SHA-1 equals ``sha1_hash`` (hex digits, either case)."""
-    return _sha1(Path(filename)) == sha1_hash.lower()
-
-
-def _sha1(path: Path) -> str:
-    digest = hashlib.sha1()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+    return sha1_of(filename) == sha1_hash.lower()
 
 
 def _target(url: str, path: str | os.PathLike | None) -> Path:
@@ -254,7 +246,7 @@ def fetch_url(url: str, fname: str | os.PathLike, *, sha1_hash: str | None = Non
             try:
                 _attempt(url, part, context, fname.name)
                 problem = None
-                if sha1_hash and (got := _sha1(part)) != sha1_hash.lower():
+                if sha1_hash and (got := sha1_of(part)) != sha1_hash.lower():
                     problem = f"checksum mismatch: SHA-1 {got}, expected {sha1_hash.lower()}"
                 if problem is None and check is not None:
                     problem = check(part)
