@@ -67,6 +67,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     p.add_argument("--replay", default=None, metavar="FORMAT:SEED:INDEX",
                    help="write that case's file to --out and load it here, with its traceback")
     args = p.parse_args(argv)
+    import os
+
+    os.environ.setdefault("FUZZ_SYMBOL_RUN", "1")  # symbol graphs run for real here (workers inherit it)
     fuzzing = _fuzzing()
     registry = fuzzing.targets()
     out_dir = Path(args.out) if args.out else HERE / "results"

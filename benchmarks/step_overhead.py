@@ -29,7 +29,9 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import os
 import pstats
+import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -153,18 +155,33 @@ def build(data: list[tuple[Any, Any]], steps: int, two: bool) -> tuple[dict[str,
             return total
 
         runs.update({"gluon_seed_x2": loop(net2, tr2, devs), "compiled_x2": compiled_x2})
+    if two:  # the seed as written on a machine with one device: devices = [cpu(0), cpu(0)]
+        twice = [dev0, dev0]
+        net4, tr4 = _gluon(False, twice, data[0][0], init)
+        runs["gluon_seed_same_x2"] = loop(net4, tr4, twice)
     eager = torch_step(data, steps)
     if eager is not None:
         runs["torch_eager"] = eager
+        if two:
+            runs["torch_eager_x2"] = torch_step(data, steps, slices=2)
     return runs, check
 
 
-def torch_step(data: list[tuple[Any, Any]], steps: int) -> Callable[[], float] | None:
-    """The same LeNet training step in PyTorch eager mode (None where torch is not installed)."""
+def torch_step(data: list[tuple[Any, Any]], steps: int, slices: int = 1) -> Callable[[], float] | None:
+    """The same LeNet training step in PyTorch eager mode (None where torch is not installed). A torch
+    installed in a side environment is found through ``$TORCH_SITE`` (its site-packages directory,
+    appended to ``sys.path`` so that this environment's own packages come first)."""
     try:
         import torch
     except ImportError:
-        return None
+        site = os.environ.get("TORCH_SITE")
+        if not site or not os.path.isdir(site):
+            return None
+        sys.path.append(site)
+        try:
+            import torch
+        except ImportError:
+            return None
     from torch import nn as tnn
 
     torch.manual_seed(0)
@@ -180,10 +197,12 @@ def torch_step(data: list[tuple[Any, Any]], steps: int) -> Callable[[], float] |
         for i in range(steps):
             x, y = host[i % len(host)]
             opt.zero_grad()
-            loss = loss_fn(net(x), y) / x.shape[0]
-            loss.backward()
+            losses = [loss_fn(net(xs), ys) / x.shape[0]  # slices > 1: the seed's per-slice backwards
+                      for xs, ys in zip(x.chunk(slices), y.chunk(slices), strict=True)]
+            for loss in losses:
+                loss.backward()
             opt.step()
-            total = float(loss.detach())
+            total = sum(float(loss.detach()) for loss in losses)
         return total
 
     return run
@@ -275,11 +294,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             del runs[name]
     ms, compiles = timed_variants(runs, repeats, steps, warm_each=True)  # runs of ~10 ms: see there
     pairs = (("gluon_seed", "compiled"), ("gluon_hybrid", "compiled"), ("gluon_seed_x2", "compiled_x2"),
-             ("gluon_seed", "torch_eager"))
+             ("gluon_seed_same_x2", "compiled"), ("gluon_seed", "torch_eager"),
+             ("gluon_seed_x2", "torch_eager_x2"), ("gluon_seed_same_x2", "torch_eager_x2"))
     ratios = {f"{a} / {b}": {c: ms[a][c] / ms[b][c] for c in ("wall", "cpu")}
               for a, b in pairs if a in ms and b in ms}
-    targets = {"gluon_seed / compiled": 1.5, "gluon_hybrid / compiled": 1.5, "gluon_seed / torch_eager": 1.0}
-    base = {k: ms.get("compiled_x2" if k.endswith("_x2") else "compiled") for k in ms}
+    targets = {"gluon_seed / compiled": 1.5, "gluon_hybrid / compiled": 1.5,
+               "gluon_seed_x2 / compiled_x2": 1.5, "gluon_seed_same_x2 / compiled": 1.5,
+               "gluon_seed / torch_eager": 1.0, "gluon_seed_x2 / torch_eager_x2": 1.0,
+               "gluon_seed_same_x2 / torch_eager_x2": 1.0}
+    base = {k: ms.get("compiled_x2" if k in ("gluon_seed_x2", "compiled_x2") else "compiled") for k in ms}
     rows = [{"variant": k, "ms_per_step": v["wall"], "cpu_ms": v["cpu"], "host_ms": v["host"],
              "vs_compiled": v["wall"] / base[k]["wall"] if base[k] else None,
              "cpu_vs_compiled": v["cpu"] / base[k]["cpu"] if base[k] else None,

@@ -7,7 +7,8 @@ fetches, verifies and prepares the files for machines without network::
 
     python -m datasets list                                   # what is supported, and what is here
     python -m datasets where fashion-mnist                    # each place looked in, and what it holds
-    python -m datasets fetch fashion-mnist [--dir DIR]        # download (needs network) into the cache
+    python -m datasets fetch fashion-mnist [--dir DIR]        # download (needs network) into the cache:
+                                                              # $MXNET_GLUON_REPO's layout, then mirrors
     python -m datasets fetch fashion-mnist --from DIR         # copy and verify files you already have
     python -m datasets verify fashion-mnist [--dir DIR]       # check sizes and checksums
     python -m datasets prepare fashion-mnist [--from DIR] [--tfds]   # fetch, verify, decode (and build

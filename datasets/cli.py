@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from framework.gluon.data.vision import _files, _tfds
+from framework.gluon.data.vision._fetch import FetchError, check_dir, fetch
 from framework.gluon.data.vision.catalogue import CATALOGUE, entry_for
 
 from . import im2rec as _im2rec
-from .store import FetchError, check_dir, fetch
 
 __all__ = ["main"]
 

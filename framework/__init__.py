@@ -28,6 +28,16 @@ from .device import (
     gpu,
     num_gpus,
 )
+from .util import (
+    is_np_array,
+    is_np_shape,
+    np_array,
+    np_shape,
+    set_np_shape,
+    use_np,
+    use_np_array,
+    use_np_shape,
+)
 
 __version__ = "0.1.0"
 
@@ -46,11 +56,30 @@ _LAZY = {
     "ndarray": "framework.nd",
     "util": "framework.util",
     "context": "framework.device",
+    "io": "framework.io",
+    "kv": "framework.kvstore",
+    "kvstore": "framework.kvstore",
+    "image": "framework.image",
+    "img": "framework.image",
+    "recordio": "framework.recordio",
+    "profiler": "framework.profiler",
+    "callback": "framework.callback",
+    "operator": "framework.operator",
+    "sym": "framework.symbol",
+    "symbol": "framework.symbol",
+    "numpy": "framework.np",
+    "numpy_extension": "framework.npx",
+    "rnd": "framework.np.random",
+    "log": "framework.log",
+    "config": "framework.config",
+    "contrib": "framework.contrib",
 }
 
 __all__ = [
     "np", "npx", "cpu", "gpu", "cpu_pinned", "num_gpus", "current_context", "current_device",
     "Context", "Device", "device_scope", "random", "clear_caches", "FrameworkError", "MXNetError", *_LAZY,
+    "is_np_array", "is_np_shape", "np_array", "np_shape", "set_np_shape", "use_np", "use_np_array",
+    "use_np_shape",
 ]
 
 random = np.random

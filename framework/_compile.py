@@ -23,7 +23,6 @@ LRU. :func:`clear_caches` (also ``framework.clear_caches()``) empties all of the
 
 from __future__ import annotations
 
-import os
 import threading
 import weakref
 from collections import OrderedDict
@@ -32,7 +31,9 @@ from typing import Any
 
 import jax
 
-__all__ = ["jit", "pmap", "static", "thaw", "clear_caches", "on_clear", "block_function",
+from . import config
+
+__all__ = ["jit", "pmap", "static", "thaw", "clear_caches", "on_clear", "program_names", "block_function",
            "block_program", "Opaque", "forget",
            "register_rewrite", "rewrites", "rewrites_enabled", "sequence_plan", "rewrite_listing"]
 
@@ -84,20 +85,15 @@ def thaw(d: Hashable) -> Any:
 
 
 # ------------------------------------------------------------------------------------------ caches
-def _cache(owner: Any) -> dict:
-    if owner is None:
-        return _shared
-    cache = owner.__dict__.get("_compiled")
-    if cache is None:
-        cache = {}
-        owner.__dict__["_compiled"] = cache
-        _owners.add(owner)
-    return cache
-
-
 def _lookup(desc: Hashable, owner: Any, make: Callable[[], Callable]) -> Callable:
     with _lock:
-        cache = _cache(owner)
+        if owner is None:
+            cache = _shared
+        else:
+            cache = owner.__dict__.get("_compiled")
+            if cache is None:
+                cache = owner.__dict__["_compiled"] = {}
+                _owners.add(owner)
         fn = cache.get(desc)
         if fn is None:
             fn = cache[desc] = make()
@@ -110,16 +106,17 @@ def _lookup(desc: Hashable, owner: Any, make: Callable[[], Callable]) -> Callabl
 
 def jit(desc: Hashable, build: Callable[[], Callable], *, owner: Any = None,
         static_argnums: int | Sequence[int] = (), donate_argnums: int | Sequence[int] = ()) -> Callable:
-    """The compiled program for ``desc`` (``jax.jit(build())``, made once per owner and description)."""
-    return _lookup(("jit", desc), owner, lambda: jax.jit(build(), static_argnums=static_argnums,
-                                                          donate_argnums=donate_argnums))
+    """The compiled program for ``desc`` (``jax.jit(build())``, made once per owner, description and
+    value of the program switches of :mod:`framework.config`)."""
+    return _lookup(("jit", desc, config.program_key()), owner, lambda: jax.jit(
+        build(), static_argnums=static_argnums, donate_argnums=donate_argnums))
 
 
 def pmap(desc: Hashable, build: Callable[[], Callable], *, owner: Any, axis_name: str,
          devices: Sequence[jax.Device], static_broadcasted_argnums: int | Sequence[int] = (),
          donate_argnums: int | Sequence[int] = ()) -> Callable:
     """The program for ``desc`` mapped over ``devices`` (``jax.pmap``), made once per owner."""
-    key = ("pmap", desc, axis_name, tuple(devices))
+    key = ("pmap", desc, axis_name, tuple(devices), config.program_key())
     return _lookup(key, owner, lambda: jax.pmap(
         build(), axis_name=axis_name, devices=list(devices),
         static_broadcasted_argnums=static_broadcasted_argnums, donate_argnums=donate_argnums))
@@ -130,6 +127,15 @@ def forget(owner: Any) -> None:
     with _lock:
         owner.__dict__.pop("_compiled", None)
         _owners.discard(owner)
+
+
+def program_names(owner: Any = None) -> list[str]:
+    """The kind of each program compiled for ``owner`` (the shared cache when None): the first word of
+    its description, e.g. ``['update', 'fused_step']`` for a Trainer (a debug listing)."""
+    with _lock:
+        cache = _shared if owner is None else owner.__dict__.get("_compiled", {})
+        return [desc[1][0] for desc in cache if desc[0] in ("jit", "pmap") and isinstance(desc[1], tuple)
+                and desc[1] and isinstance(desc[1][0], str)]
 
 
 def on_clear(hook: Callable[[], None]) -> Callable[[], None]:
@@ -172,9 +178,10 @@ def register_rewrite(name: str, platforms: Sequence[str], match: Callable) -> Re
 
 
 def rewrites_enabled() -> bool:
-    """The one switch: ``FRAMEWORK_FAST_CPU=0`` turns every backend rewrite (and npx's fast CPU
-    kernels) off; read at each plan, so it can change at run time."""
-    return os.environ.get("FRAMEWORK_FAST_CPU", "1") != "0"
+    """The one switch, ``fast_cpu`` of :mod:`framework.config` (``FRAMEWORK_FAST_CPU=0``, or
+    ``config.set(fast_cpu=False)`` at run time), turns every backend rewrite (and npx's fast CPU kernels)
+    off; read at each plan."""
+    return config.get("fast_cpu")
 
 
 def rewrites() -> dict[str, Rewrite]:
@@ -240,8 +247,12 @@ def block_function(block: Any, training: bool, return_state: bool, device: Any =
     return forward
 
 
-def block_program(block: Any, training: bool, return_state: bool, device: Any = None) -> Callable:
+def block_program(block: Any, training: bool, return_state: bool, device: Any = None,
+                  structure: Hashable | None = None) -> Callable:
     """``block_function`` compiled, cached on the block (one program per mode, device and tree
-    structure: adding or replacing a child compiles afresh, as MXNet clears its cached graph)."""
-    return jit(("forward", training, return_state, device, block._structure_key()),
+    ``structure``, by default the block's current one: adding or replacing a child compiles afresh, as
+    MXNet clears its cached graph)."""
+    if structure is None:
+        structure = block._structure_key()
+    return jit(("forward", training, return_state, device, structure),
                lambda: block_function(block, training, return_state, device), owner=block)

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import sys
 import weakref
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["FrameworkError", "MXNetError", "UnknownArgumentError", "check_kwargs", "StrictKwargs"]
+__all__ = ["FrameworkError", "MXNetError", "UnknownArgumentError", "check_kwargs", "StrictKwargs",
+           "framework_class"]
 
 
 class FrameworkError(Exception):
@@ -70,13 +72,56 @@ def init_arguments(cls: type) -> frozenset[str]:
     return names
 
 
+def framework_class(cls: type) -> bool:
+    """Whether ``cls`` is one of the framework's own classes (defined at the top level of a framework
+    module), not a user's subclass."""
+    module = cls.__module__ or ""
+    if not (module == "framework" or module.startswith("framework.")):
+        return False
+    return vars(sys.modules[module]).get(cls.__name__) is cls if module in sys.modules else False
+
+
 class StrictKwargs:
-    """Mixin: a keyword argument that no constructor along the class's MRO names raises
-    :class:`UnknownArgumentError` before ``__init__`` runs (``**kwargs`` cannot swallow it)."""
+    """Mixin for the framework's own constructors: a keyword argument that no constructor along the
+    class's MRO names raises :class:`UnknownArgumentError` before ``__init__`` runs (``**kwargs``
+    cannot swallow it). A class defined outside the framework (a user's subclass) gets Python's own
+    rules: its ``__init__(**kwargs)`` may take and drop what it likes, as in MXNet.
+
+    >>> from framework import gluon
+    >>> class Mine(gluon.HybridBlock):
+    ...     def __init__(self, units, **kwargs):  # drops what it does not use
+    ...         super().__init__()
+    >>> type(Mine(3, last_gamma=True)).__name__
+    'Mine'
+    """
 
     __slots__ = ()
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        if kwargs:
+        if kwargs and framework_class(cls):
             check_kwargs(cls.__name__, kwargs, init_arguments(cls))
         return super().__new__(cls)
+
+
+# ---------------------------------------------------------------- MXNet 1.x's module-level names
+# What libraries written for MXNet 1.x import from ``mxnet.base``: the API version framework implements
+# (``mx.__version__`` in ported code reads it; ``framework.__version__`` is the project's own release),
+# and the type tuples they test arguments with. Arrays are not numbers here either.
+import numpy as _onp  # noqa: E402
+
+__version__ = "1.9.1"
+numeric_types: tuple[type, ...] = (float, int, _onp.generic)
+integer_types: tuple[type, ...] = (int, _onp.int32, _onp.int64)
+string_types: tuple[type, ...] = (str,)
+
+
+def py_str(x: bytes | str) -> str:
+    """``bytes`` -> ``str`` (UTF-8); a ``str`` is returned as it is.
+
+    >>> py_str(b"relu"), py_str("relu")
+    ('relu', 'relu')
+    """
+    return x.decode("utf-8") if isinstance(x, bytes) else x
+
+
+__all__ += ["numeric_types", "integer_types", "string_types", "py_str"]

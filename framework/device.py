@@ -5,8 +5,10 @@ holds for every jax device); what a ``jax.Device`` cannot carry is a function: :
 (MXNet's ``ctx.device_type``) and :func:`device_id` (``ctx.device_id``). A ``jax.Device`` is not a
 context manager and JAX's types are never patched, so MXNet's ``with ctx:`` is spelled
 ``with mx.device_scope(ctx):`` (the porter rewrites it); it sets the device of array creation and of
-``initialize()``. On a machine without GPUs, ``'gpu'`` follows :func:`gpu`: a ``ValueError`` naming
-the number of GPUs and the fix (nothing silently lands on the CPU).
+``initialize()``. As in MXNet, naming a GPU that is not there succeeds: :func:`gpu` then returns an
+:class:`AbsentDevice` (``gpu(0)``, with MXNet's ``device_type``/``device_id``, equal to itself), and
+what would place data on it (array creation, ``initialize``, copies) raises :class:`DeviceUnavailableError`
+(a ``ValueError``) naming the device, the GPUs present and the fix; nothing silently lands on the CPU.
 
 >>> import framework as mx
 >>> from framework import npx
@@ -28,7 +30,11 @@ from collections.abc import Iterator
 
 import jax
 
+from .base import FrameworkError
+
 __all__ = [
+    "AbsentDevice",
+    "DeviceUnavailableError",
     "Device",
     "Context",
     "device_type",
@@ -46,18 +52,56 @@ __all__ = [
 ]
 
 
+class DeviceUnavailableError(FrameworkError, ValueError):
+    """Data was to be placed on a device this machine does not have (MXNet: "GPU is not enabled")."""
+
+
+class AbsentDevice:
+    """A GPU named by ``gpu(i)`` that this process does not have: MXNet creates such a context and fails
+    only when something is allocated on it. It compares, hashes and prints like the context
+    (``gpu(1)``); :func:`as_device` -- hence every array creation, copy or ``initialize`` on it -- raises
+    :class:`DeviceUnavailableError`.
+
+    >>> from framework import npx
+    >>> g = AbsentDevice("gpu", 1)
+    >>> g, g == AbsentDevice("gpu", 1), device_type(g), device_id(g)
+    (gpu(1), True, 'gpu', 1)
+    """
+
+    __slots__ = ("platform", "id")
+
+    def __init__(self, platform: str, device_id: int) -> None:
+        self.platform, self.id = platform, int(device_id)
+
+    def __repr__(self) -> str:
+        return f"{self.platform}({self.id})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AbsentDevice) and (other.platform, other.id) == (self.platform, self.id)
+
+    def __hash__(self) -> int:
+        return hash(("AbsentDevice", self.platform, self.id))
+
+    def unavailable(self, what: str = "device") -> DeviceUnavailableError:
+        n = len(_devices("gpu")) if _has_gpu() else 0
+        fix = ("use npx.cpu() (check npx.num_gpus() before choosing a GPU), or install a CUDA jaxlib "
+               "(pip install 'jax[cuda12]')") if n == 0 else f"use an id in 0..{n - 1}"
+        return DeviceUnavailableError(
+            f"{what}={self!r}: this process has {n} GPU(s), so nothing can be placed on {self!r}; {fix}.")
+
+
 class _DeviceMeta(type):
-    """``Context(kind, id)`` builds nothing of its own: it returns the :class:`jax.Device`;
-    ``isinstance(d, Context)`` is ``isinstance(d, jax.Device)``."""
+    """``Context(kind, id)`` builds nothing of its own: it returns the :class:`jax.Device` (or the
+    :class:`AbsentDevice` of a GPU that is not there); ``isinstance(d, Context)`` holds for both."""
 
     def __instancecheck__(cls, obj: object) -> bool:
-        return isinstance(obj, jax.Device)
+        return isinstance(obj, (jax.Device, AbsentDevice))
 
     def __subclasscheck__(cls, sub: type) -> bool:
-        return issubclass(sub, jax.Device)
+        return issubclass(sub, (jax.Device, AbsentDevice))
 
     def __call__(cls, device_type: object, device_id: int = 0) -> jax.Device:  # type: ignore[override]
-        if isinstance(device_type, jax.Device):  # mx.Context(existing_ctx): a copy is the device itself
+        if isinstance(device_type, (jax.Device, AbsentDevice)):  # mx.Context(ctx): the device itself
             return device_type
         if not isinstance(device_type, str):
             raise TypeError(
@@ -88,7 +132,7 @@ def device_type(device: object) -> str:
     >>> device_type(cpu(0))
     'cpu'
     """
-    dev = as_device(device)
+    dev = device if isinstance(device, AbsentDevice) else as_device(device)
     return "gpu" if dev.platform in _GPU_PLATFORMS else dev.platform
 
 
@@ -98,6 +142,8 @@ def device_id(device: object) -> int:
     >>> device_id(cpu(3))
     3
     """
+    if isinstance(device, AbsentDevice):
+        return device.id
     dev = as_device(device)
     same = [d for d in jax.local_devices() if d.platform == dev.platform]
     return same.index(dev) if dev in same else int(dev.id)
@@ -161,21 +207,19 @@ def _has_gpu() -> bool:
         return False
 
 
-def gpu(device_id: int = 0) -> jax.Device:
-    """The ``device_id``-th GPU. Raises ``ValueError`` naming how many GPUs there are.
+def gpu(device_id: int = 0) -> jax.Device | AbsentDevice:
+    """The ``device_id``-th GPU; where there is no such GPU, an :class:`AbsentDevice` that fails when
+    something is placed on it (as MXNet's context does).
 
-    >>> num_gpus() > 0 or "no GPU here"
-    'no GPU here'
+    >>> num_gpus() > 0 or gpu(0)
+    gpu(0)
     """
+    device_id = int(device_id)
+    if device_id < 0:
+        raise ValueError(f"gpu({device_id}): a device id is 0 or more.")
     devs = _devices("gpu") if _has_gpu() else []
-    if not 0 <= device_id < len(devs):
-        hint = (
-            "This machine has no GPU visible to JAX: use npx.cpu(), or install a CUDA jaxlib "
-            "(pip install 'jax[cuda12]')."
-            if not devs
-            else f"Use an id in 0..{len(devs) - 1}."
-        )
-        raise ValueError(f"gpu({device_id}): {len(devs)} GPU(s) present. {hint}")
+    if device_id >= len(devs):
+        return AbsentDevice("gpu", device_id)
     return devs[device_id]
 
 
@@ -231,7 +275,11 @@ def as_device(device: object, *, what: str = "device") -> jax.Device:
         if kind == "cpu":
             return cpu(index)
         if kind in _GPU_PLATFORMS:
-            return gpu(index)
+            device = gpu(index)
+            if isinstance(device, jax.Device):
+                return device
+    if isinstance(device, AbsentDevice):
+        raise device.unavailable(what)
     raise TypeError(
         f"{what}={device!r}: expected a jax.Device (npx.cpu(i), npx.gpu(i)) or a string such as "
         "'cpu:0' or 'gpu:1'."

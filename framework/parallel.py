@@ -19,7 +19,6 @@ over devices and scaled by ``1/batch_size``.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,7 +27,7 @@ import jax.numpy as jnp
 import numpy as onp
 import optax
 
-from . import _compile
+from . import _compile, config
 from . import optimizer as _opt
 from .gluon.block import Block
 from .np import random
@@ -47,12 +46,11 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     a peer dies, JAX's heartbeat stops every other process (non-zero exit) within about
     ``heartbeat_timeout_seconds``; nothing hangs.
     """
-    env = os.environ
-    coordinator_address = coordinator_address or env.get("FRAMEWORK_COORDINATOR")
-    if num_processes is None and "FRAMEWORK_NUM_PROCESSES" in env:
-        num_processes = int(env["FRAMEWORK_NUM_PROCESSES"])
-    if process_id is None and "FRAMEWORK_PROCESS_ID" in env:
-        process_id = int(env["FRAMEWORK_PROCESS_ID"])
+    coordinator_address = coordinator_address or config.get("coordinator")
+    if num_processes is None:
+        num_processes = config.get("num_processes")
+    if process_id is None:
+        process_id = config.get("process_id")
     if coordinator_address and (num_processes is None or process_id is None):
         raise ValueError(
             f"parallel.initialize: coordinator_address={coordinator_address!r} needs num_processes and "

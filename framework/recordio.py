@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as onp
 
+from ._files import open_regular, read_bytes
+
 __all__ = ["MXRecordIO", "MXIndexedRecordIO", "IRHeader", "pack", "unpack", "pack_img", "unpack_img",
            "RecordIOError"]
 
@@ -74,7 +76,8 @@ class MXRecordIO:
     # ------------------------------------------------------------------ handle management
     def open(self) -> None:
         """(Re)open the file: 'w' truncates it, 'r' reads from the start."""
-        self._file = open(self.uri, "wb" if self.writable else "rb")  # noqa: SIM115
+        self._file = open(self.uri, "wb") if self.writable else open_regular(  # noqa: SIM115
+            self.uri, what="record file")
         self._pid = os.getpid()
         self._size = 0 if self.writable else os.fstat(self._file.fileno()).st_size
         self.is_open = True
@@ -210,8 +213,7 @@ class MXIndexedRecordIO(MXRecordIO):
             self._fidx = open(self.idx_path, "w")  # noqa: SIM115
             return
         size = self._size
-        with open(self.idx_path, "rb") as f:
-            raw = f.read()
+        raw = read_bytes(self.idx_path, what="index file")
         for lineno, line in enumerate(raw.decode("utf-8", "replace").splitlines(), 1):
             if not line.strip():
                 continue
@@ -272,6 +274,10 @@ class MXIndexedRecordIO(MXRecordIO):
 # ---------------------------------------------------------------------- headers
 def pack(header: IRHeader, s: bytes) -> bytes:
     """Header + payload as one record; an array label sets ``flag`` to its length (multi-label)."""
+    if not isinstance(s, (bytes, bytearray, memoryview)):
+        hint = " (encode text first: s.encode('utf-8'))" if isinstance(s, str) else ""
+        raise TypeError(f"recordio.pack: the payload s must be bytes; got {type(s).__name__}{hint}. For an "
+                        "image use recordio.pack_img.")
     header = IRHeader(*header)
     if isinstance(header.label, numbers.Number):
         head = struct.pack(_IR_FORMAT, 0, float(header.label), int(header.id), int(header.id2))

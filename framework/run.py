@@ -1,9 +1,12 @@
 """``python -m framework.run script.py [args...]``: run an MXNet script on framework, unchanged.
 
 The script, and every module it imports that imports ``mxnet``, is ported on the fly by
-:mod:`framework.port` (an import hook; nothing is written to disk, no ``.pyc`` either). ``import mxnet``
-(and ``mxnet.gluon``, ``mxnet.ndarray``, ...) in code that is not ported resolves to framework's
-modules. What the porter could not port is printed to stderr before the script runs.
+:mod:`framework.port` (an import hook; the files themselves are never written, nor any ``.pyc`` of them).
+``import mxnet`` (and ``mxnet.gluon``, ``mxnet.ndarray``, ...) in code that is not ported resolves to
+framework's modules. What the porter could not port is printed to stderr before the script runs.
+Ported modules are kept in the user's port cache (:mod:`framework.port.cache`,
+``$FRAMEWORK_HOME/port-cache``), so a module is ported once per version of its source and of the porter;
+``FRAMEWORK_PORT_CACHE=0`` ports every time.
 
 >>> import sys
 >>> with activated():
@@ -29,6 +32,7 @@ from pathlib import Path
 
 from .port import Report, port_source
 from .port._analysis import _RENAMED, map_module
+from .port.cache import PortCache, Ported, default_location
 
 __all__ = ["main", "activated", "run_path"]
 
@@ -41,12 +45,39 @@ def _library_dirs() -> tuple[str, ...]:
     return tuple(str(Path(p).resolve()) for p in paths if p) + (_FRAMEWORK_DIR,)
 
 
+_caches: dict[Path, PortCache | None] = {}
+
+
+def _port_cache() -> PortCache | None:
+    """The user's port cache (opened once per location); None where ``FRAMEWORK_PORT_CACHE=0`` or where
+    its directory is not private to the user (said once, on stderr)."""
+    if os.environ.get("FRAMEWORK_PORT_CACHE", "1") == "0":
+        return None
+    location = default_location()
+    if location not in _caches:
+        try:
+            _caches[location] = PortCache(location)
+        except OSError as err:
+            _caches[location] = None
+            print(f"framework.run: port cache not used: {err}", file=sys.stderr)
+    return _caches[location]
+
+
 def _port(source: str, path: str) -> str:
-    report = Report()
-    out = port_source(source, path, report)
-    for u in report.unported:
-        print(f"framework.run: {u.path}:{u.line}: not ported: {u.code} ({u.why}; {u.fix})", file=sys.stderr)
-    return out
+    cache = _port_cache()
+    ported = cache.get(source) if cache is not None else None
+    if ported is None:
+        report = Report()
+        out = port_source(source, path, report)
+        ported = Ported(out, tuple((u.line, u.code, u.why, u.fix) for u in report.unported))
+        if cache is not None:
+            try:
+                cache.put(source, ported)
+            except OSError as err:
+                print(f"framework.run: port cache: {path} not stored ({err})", file=sys.stderr)
+    for line, code, why, fix in ported.unported:
+        print(f"framework.run: {path}:{line}: not ported: {code} ({why}; {fix})", file=sys.stderr)
+    return ported.source
 
 
 def _resolve(path: str, wanted: str) -> types.ModuleType:

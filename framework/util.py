@@ -15,7 +15,8 @@ import os
 from typing import Any, TypeVar
 
 __all__ = ["use_np", "use_np_array", "use_np_shape", "is_np_array", "is_np_shape", "set_np", "reset_np",
-           "set_np_shape", "np_shape", "np_array", "getenv", "setenv"]
+           "set_np_shape", "np_shape", "np_array", "getenv", "setenv", "get_cuda_compute_capability",
+           "gpu_memory_info"]
 
 T = TypeVar("T")
 
@@ -82,3 +83,17 @@ def setenv(name: str, value: str | None) -> None:
         os.environ.pop(name, None)
     else:
         os.environ[name] = str(value)
+
+
+def get_cuda_compute_capability(ctx: Any) -> int:
+    """The CUDA compute capability of a GPU device as an integer (8.0 -> 80): ``npx``'s function."""
+    from .npx.devices_info import get_cuda_compute_capability as capability
+
+    return capability(ctx)
+
+
+def gpu_memory_info(device_id: int = 0) -> tuple[int, int]:
+    """``(free, total)`` bytes of GPU ``device_id``'s memory: ``npx``'s function."""
+    from .npx.devices_info import gpu_memory_info as info
+
+    return info(device_id)

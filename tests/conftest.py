@@ -72,3 +72,10 @@ def _restore_global_state():
 
 
 os.environ.setdefault("TQDM_DISABLE", "1")
+# No test reaches the network: data sets never download (the download tests turn this off and serve
+# their files from 127.0.0.1).
+os.environ["FRAMEWORK_OFFLINE"] = "1"
+os.environ.setdefault("FRAMEWORK_PORT_CACHE", "0")  # framework.run's cache: only the tests that use it
+
+# Scripts run by tests through framework.run (they import mxnet): data for tests, not test modules.
+collect_ignore_glob = ["port/gcv_snippets/*"]

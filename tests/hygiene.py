@@ -27,9 +27,9 @@ THREAD_STATE = (("framework.autograd.mode", "_local"), ("framework.device", "_sc
 
 
 def _listener_lists() -> list[list]:
-    from jax._src import monitoring
+    from framework._jax_compat import monitoring_listener_lists
 
-    return [v for k, v in vars(monitoring).items() if k.endswith("_listeners") and isinstance(v, list)]
+    return monitoring_listener_lists()
 
 
 @contextlib.contextmanager

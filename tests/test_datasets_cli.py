@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from datasets import cli, store  # noqa: E402
+from datasets import cli  # noqa: E402
+from framework.gluon import _download  # noqa: E402
 from framework.gluon.data import vision  # noqa: E402
 from framework.gluon.data.vision import catalogue  # noqa: E402
 
@@ -40,6 +41,8 @@ def tiny_fashion(tmp_path, monkeypatch):
     """A 6+3-image Fashion-MNIST in the catalogue and as .gz files in tmp_path/'src'; nothing else found."""
     monkeypatch.setenv("FRAMEWORK_HOME", os.fspath(tmp_path / "home"))
     monkeypatch.setenv("TFDS_DATA_DIR", os.fspath(tmp_path / "tfds"))
+    monkeypatch.setenv("MXNET_GLUON_REPO", "http://127.0.0.1:9/")  # never the real repository
+    monkeypatch.setattr(_download, "PAUSE", 0.0)
     entry = copy.deepcopy(catalogue.CATALOGUE["fashion-mnist"])
     entry["debian"]["dir"] = os.fspath(tmp_path / "no-debian")
     src = tmp_path / "src"
@@ -126,15 +129,33 @@ def test_download_tries_each_mirror_and_verifies(tiny_fashion, http_root, monkey
     assert cli.main(["fetch", "fashion-mnist", "--dir", os.fspath(dest)]) == 0
     out = capsys.readouterr().out
     assert out.count("from " + base + "good/") == 4 and "from " + base + "missing/" in out
+    assert out.count("from http://127.0.0.1:9/gluon/dataset/fashion-mnist/") == 1  # not reached: skipped
     assert len(vision.FashionMNIST(root=dest)) == 6
+
+
+def test_fetch_downloads_from_mxnet_gluon_repo_first(tiny_fashion, http_root, monkeypatch, capsys):
+    """The same code as the dataset classes: MXNet's repository layout, then the mirrors."""
+    src, _ = tiny_fashion
+    www, base = http_root
+    repo = www / "repo" / "gluon" / "dataset" / "fashion-mnist"
+    repo.mkdir(parents=True)
+    for f in src.iterdir():
+        (repo / f.name).write_bytes(f.read_bytes())
+    monkeypatch.setenv("MXNET_GLUON_REPO", base + "repo")
+    monkeypatch.setitem(catalogue.CATALOGUE["fashion-mnist"], "urls", [base + "never/"])
+    assert cli.main(["fetch", "fashion-mnist"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("from " + base + "repo/gluon/dataset/fashion-mnist/") == 4 and "never/" not in out
+    assert len(vision.FashionMNIST(train=True)) == 6
 
 
 def test_download_without_network_says_how_to_copy(tiny_fashion, monkeypatch, capsys):
     monkeypatch.setitem(catalogue.CATALOGUE["fashion-mnist"], "urls", ["http://127.0.0.1:9/"])
-    monkeypatch.setattr(store, "download_timeout", 2.0)
+    monkeypatch.setattr(_download, "TIMEOUT", 2.0)
     assert cli.main(["fetch", "fashion-mnist"]) == 1
     err = capsys.readouterr().err
     assert "http://127.0.0.1:9/train-images-idx3-ubyte.gz" in err and "--from DIR here" in err
+    assert "http://127.0.0.1:9/gluon/dataset/fashion-mnist/train-images-idx3-ubyte.gz" in err
 
 
 def test_prepare_extracts_a_cifar_archive(tmp_path, monkeypatch, capsys):

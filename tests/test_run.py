@@ -125,3 +125,117 @@ def test_lenet_from_scratch_loss_falls(monkeypatch, fashion_root, capsys):
     out = capsys.readouterr().out
     losses = [float(v) for v in re.findall(r"loss ([0-9.]+), train acc", out)]
     assert len(losses) == 2 and losses[1] < losses[0]
+
+
+# ---------------------------------------------------------------- the persistent port cache
+CACHED_HELPER = "import mxnet as mx\n\n\ndef total(x):\n    return x.sum().asscalar()\n"
+
+
+def _fresh_caches(monkeypatch, home):
+    import framework.run as run_mod
+
+    monkeypatch.setenv("FRAMEWORK_HOME", str(home))
+    monkeypatch.setenv("FRAMEWORK_PORT_CACHE", "1")
+    monkeypatch.setattr(run_mod, "_caches", {})
+    calls = []
+    real = run_mod.port_source
+
+    def counting(source, path="<string>", report=None):
+        calls.append(path)
+        return real(source, path, report)
+
+    monkeypatch.setattr(run_mod, "port_source", counting)
+    return calls
+
+
+def _run_helper(tmp_path, monkeypatch):
+    import sys as _sys
+
+    script = tmp_path / "main.py"
+    script.write_text("import cached_helper\nfrom mxnet import nd\nprint(cached_helper.total(nd.ones(3)))\n")
+    _sys.modules.pop("cached_helper", None)
+    run_path(script)
+    _sys.modules.pop("cached_helper", None)
+
+
+def test_port_cache_hit_and_miss(tmp_path, monkeypatch, capsys):
+    calls = _fresh_caches(monkeypatch, tmp_path / "home")
+    (tmp_path / "cached_helper.py").write_text(CACHED_HELPER)
+    _run_helper(tmp_path, monkeypatch)
+    assert sorted(Path(p).name for p in calls) == ["cached_helper.py", "main.py"]  # both ported once
+    cache_dir = tmp_path / "home" / "port-cache"
+    assert len(list(cache_dir.glob("*.json"))) == 2 and (cache_dir.stat().st_mode & 0o777) == 0o700
+    calls.clear()
+    _run_helper(tmp_path, monkeypatch)
+    assert calls == []  # hit: nothing ported
+    (tmp_path / "cached_helper.py").write_text(CACHED_HELPER.replace("x.sum()", "(x * 2).sum()"))
+    _run_helper(tmp_path, monkeypatch)
+    assert [Path(p).name for p in calls] == ["cached_helper.py"]  # its source changed: a miss
+    assert capsys.readouterr().out.split() == ["3.0", "3.0", "6.0"]
+
+
+def test_port_cache_never_trusts_an_entry_beyond_its_key(tmp_path, monkeypatch, capsys):
+    import json as _json
+
+    calls = _fresh_caches(monkeypatch, tmp_path / "home")
+    (tmp_path / "cached_helper.py").write_text(CACHED_HELPER)
+    _run_helper(tmp_path, monkeypatch)
+    cache_dir = tmp_path / "home" / "port-cache"
+    for entry in cache_dir.glob("*.json"):
+        data = _json.loads(entry.read_text())
+        if "def total" in data["ported"]:
+            data["ported"] = data["ported"].replace("return", "raise SystemExit('tampered') #")
+            entry.write_text(_json.dumps(data))  # ported text no longer matches its recorded hash
+        else:
+            data["source_sha256"] = "0" * 64  # recorded for another source
+            entry.write_text(_json.dumps(data))
+    calls.clear()
+    _run_helper(tmp_path, monkeypatch)
+    assert sorted(Path(p).name for p in calls) == ["cached_helper.py", "main.py"]  # both ported again
+    assert capsys.readouterr().out.split() == ["3.0", "3.0"]
+
+
+def test_port_cache_refuses_a_directory_others_can_write(tmp_path, monkeypatch, capsys):
+    calls = _fresh_caches(monkeypatch, tmp_path / "home")
+    cache_dir = tmp_path / "home" / "port-cache"
+    cache_dir.mkdir(parents=True)
+    cache_dir.chmod(0o777)
+    (tmp_path / "cached_helper.py").write_text(CACHED_HELPER)
+    _run_helper(tmp_path, monkeypatch)
+    _run_helper(tmp_path, monkeypatch)
+    captured = capsys.readouterr()
+    assert captured.out.split() == ["3.0", "3.0"]  # the program runs, ported each time
+    assert len(calls) == 4 and list(cache_dir.iterdir()) == []
+    assert captured.err.count("port cache not used") == 1 and "writable by others (mode 777)" in captured.err
+
+
+def test_port_cache_refuses_a_link_or_another_owner(tmp_path, monkeypatch):
+    import os as _os
+
+    from framework.port.cache import PortCache, UnsafeCacheError
+
+    real = tmp_path / "elsewhere"
+    real.mkdir(mode=0o700)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    with pytest.raises(UnsafeCacheError, match="without following links"):
+        PortCache(link)
+    if _os.getuid() == 0:  # only root can give a directory away
+        theirs = tmp_path / "theirs"
+        theirs.mkdir(mode=0o700)
+        _os.chown(theirs, 12345, 12345)
+        with pytest.raises(UnsafeCacheError, match="belongs to uid 12345"):
+            PortCache(theirs)
+
+
+def test_port_cache_ports_again_once_framework_has_what_was_missing(tmp_path):
+    from framework.port.cache import PortCache, Ported, missing_imports
+
+    source = "from mxnet.gluon import no_such_name_yet\n"
+    assert missing_imports(source) == ("mxnet.gluon:no_such_name_yet",)
+    cache = PortCache(tmp_path / "c")
+    cache.put(source, Ported(source, ()))
+    assert cache.get(source) is not None
+    gone = "from mxnet.gluon import nn\n"  # framework has it: an entry that left it alone is stale
+    cache.put(gone, Ported(gone, ()))
+    assert cache.get(gone) is None

@@ -130,6 +130,26 @@ def test_damaged_checkpoint_is_reported_and_left_alone(tmp_path, fashion_root, o
     assert path.read_bytes() == bytes(blob)
 
 
+def test_resume_with_fewer_epochs_than_the_checkpoint_is_refused(tmp_path, fashion_root, one_epoch, capsys):
+    from train import checkpoint
+
+    out = tmp_path / "run"
+    shutil.copytree(one_epoch, out)
+    path = out / "checkpoint.params"
+    saved = checkpoint.load(path)
+    row = saved.meta["history"][0]
+    meta = {k: v for k, v in saved.meta.items() if k not in ("format", "version", "digest")}
+    meta.update(epoch=5, finished=False, history=[{**row, "epoch": e} for e in range(1, 6)],
+                data_order={**meta["data_order"], "next_epoch": 5})
+    checkpoint.save(path, saved.arrays, meta)  # as if 5 epochs had been trained
+    before = path.read_bytes()
+    assert cli.main(_argv(fashion_root, out, "--resume", epochs=2)) == job.EXIT_CHECKPOINT
+    err = capsys.readouterr().err
+    assert "after epoch 5, past --epochs 2: resuming would train nothing" in err, err
+    assert "--epochs N with N > 5" in err
+    assert path.read_bytes() == before
+
+
 def test_net_params_load_into_the_seeds_network(one_epoch):
     """The seed: ``net = nn.Sequential(); net.add(...); net.load_parameters('net.params', ctx=gpu)``."""
     from framework import np, npx

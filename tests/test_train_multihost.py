@@ -186,3 +186,16 @@ def test_a_peer_that_never_joins_is_reported(tmp_path, fashion_root):
     [(status, text, _, _, _)] = _finish(procs)
     assert status == job.EXIT_MULTIHOST, text
     assert "not all 2 processes joined at 127.0.0.1:" in text and "within 5 s" in text
+
+
+def test_processes_disagreeing_on_the_process_count_are_told_so(tmp_path, fashion_root):
+    port = _free_port()
+    procs = _launch([_mh(fashion_root, tmp_path / "o", port, 0),
+                     _mh(fashion_root, tmp_path / "o", port, 1, "--num-processes", "3")])
+    results = _finish(procs)
+    for status, text, _, _, _ in results:
+        assert status == job.EXIT_MULTIHOST, text
+        assert "the processes disagree on --num-processes" in text, text
+        assert "no heartbeat" not in text
+    assert "process 1 with --num-processes 3" in results[0][1]
+    assert "process 0 with --num-processes 2" in results[1][1]

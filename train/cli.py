@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -98,13 +97,13 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--progress", choices=("auto", "on", "off"), default=d.progress,
                    help="tqdm progress bar: auto shows it only on a terminal (default %(default)s)")
     g = p.add_argument_group("multi-host (JAX's own runtime; the environment variables are the defaults)")
-    g.add_argument("--coordinator", default=os.environ.get("FRAMEWORK_COORDINATOR"), metavar="HOST:PORT",
+    g.add_argument("--coordinator", default=_switch("coordinator"), metavar="HOST:PORT",
                    help="address of process 0's coordinator ($FRAMEWORK_COORDINATOR)")
     g.add_argument("--num-processes", type=int, metavar="N",
-                   default=_env_int("FRAMEWORK_NUM_PROCESSES"),
+                   default=_switch("num_processes"),
                    help="processes in all ($FRAMEWORK_NUM_PROCESSES)")
     g.add_argument("--process-id", type=int, metavar="I",
-                   default=_env_int("FRAMEWORK_PROCESS_ID"),
+                   default=_switch("process_id"),
                    help="this process's rank ($FRAMEWORK_PROCESS_ID)")
     g.add_argument("--join-timeout", type=float, default=d.join_timeout, metavar="SECONDS",
                    help="seconds to wait for the coordinator and for every process to join; then exit with "
@@ -114,9 +113,15 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _env_int(name: str) -> int | None:
-    value = os.environ.get(name)
-    return int(value) if value not in (None, "") else None
+def _switch(name: str) -> object:
+    """A framework switch's value from the environment (read and validated by framework.config)."""
+    from framework import config
+
+    try:
+        return config.get(name)
+    except config.ConfigError as err:  # bad arguments: exit status 2, as argparse's own errors
+        print(f"error: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def _check(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -77,6 +77,11 @@ def _previous(cfg: Config) -> ckpt_mod.Checkpoint | None:
             "continue it, --overwrite to start again and replace it, or --out DIR to train elsewhere."
         )
     ckpt_mod.compare_fingerprints(saved.meta["fingerprint"], cfg.fingerprint(), str(path))
+    if saved.epoch > cfg.epochs:
+        raise ckpt_mod.CheckpointError(
+            f"{path} was written after epoch {saved.epoch}, past --epochs {cfg.epochs}: resuming would train "
+            f"nothing. Pass --epochs N with N > {saved.epoch} to train on, --overwrite to start again, or "
+            "--out DIR to train elsewhere; the checkpoint is not changed.")
     if saved.meta["lr"] != cfg.lr:
         _say(f"note: the learning rate changes from {saved.meta['lr']} (checkpoint) to {cfg.lr}.")
     return saved

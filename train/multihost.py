@@ -112,9 +112,10 @@ def join(coordinator: str, num_processes: int, process_id: int, *, timeout: floa
         except Exception as err:  # noqa: BLE001 -- JAX raises several types here; all mean "cannot join"
             raise MultiHostError(f"process {process_id} could not join the run at {coordinator}: {err}") \
                 from err
-    from jax._src import distributed
+    from framework._jax_compat import distributed_client
 
-    session = Session(distributed.global_state.client, process_id, num_processes)
+    session = Session(distributed_client(), process_id, num_processes)
+    session.check_count(timeout)
     session.start()
     print(f"process {process_id} of {num_processes} joined at {coordinator}", flush=True)
     return session
@@ -141,6 +142,26 @@ class Session:
 
     def start(self) -> None:
         self._thread.start()
+
+    def check_count(self, timeout: float) -> None:
+        """Every process was started with the same --num-processes: raise MultiHostError naming them.
+
+        Each posts its count; each compares with process 0's, and process 0 with every other's (a
+        process that expects more peers than process 0 would otherwise wait for one that never comes)."""
+        self.client.key_value_set(self._key("count", self.me), str(self.n), allow_overwrite=True)
+        ranks = range(1, self.n) if self.me == 0 else (0,)
+        for rank in ranks:
+            try:
+                theirs = int(self.client.blocking_key_value_get(self._key("count", rank),
+                                                                int(timeout * 1000)))
+            except Exception as err:  # noqa: BLE001
+                raise MultiHostError(f"process {self.me}: process {rank} did not report its --num-processes "
+                                     f"within {timeout:g} s: {str(err).splitlines()[0][:200]}") from err
+            if theirs != self.n:  # ended at once: JAX's shutdown barrier would wait for the missing peer
+                _die(EXIT_MULTIHOST,
+                     f"error: process {self.me}: the processes disagree on --num-processes: this one was "
+                     f"started with --num-processes {self.n}, process {rank} with --num-processes {theirs}. "
+                     "Start every process with the same --num-processes (and its own --process-id).")
 
     def stop(self) -> None:
         """Stop the heartbeat (before a normal exit: a finished process is not a lost one)."""

@@ -23,7 +23,7 @@ from typing import Any
 
 import jax
 
-from . import tape
+from . import mode, tape
 from .function import Function, mark_variables
 from .mode import is_recording, is_training, set_recording, set_training
 from .tape import GraphError, Recorded
@@ -46,15 +46,10 @@ class _Scope:
         self.recording, self.training = recording, training
 
     def __enter__(self) -> None:
-        self.prev = (None if self.recording is None else set_recording(self.recording),
-                     None if self.training is None else set_training(self.training))
+        self.prev = mode.swap(self.recording, self.training)
 
     def __exit__(self, *exc: Any) -> None:
-        prev_r, prev_t = self.prev
-        if self.recording is not None:
-            set_recording(prev_r)
-        if self.training is not None:
-            set_training(prev_t)
+        mode.swap(*self.prev)
 
 
 def record(train_mode: bool = True) -> contextlib.AbstractContextManager[None]:
@@ -104,32 +99,9 @@ def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool
 
 
 def _grad_of_heads(heads: Any, variables: Any, head_grads: Any, retain_graph: Any) -> list[jax.Array]:
+    heads = list(heads) if isinstance(heads, (list, tuple)) else [heads]
     single = not isinstance(variables, (list, tuple))
     variables = [variables] if single else list(variables)
-    if all(isinstance(v, Variable) for v in variables):
-        return _grad_of_variables(heads, variables, head_grads, retain_graph)
-    saved = [(p._grad, p._grad_req, dict(p._fresh_grad)) for p in variables]
-    try:
-        for p in variables:
-            p._grad_req = "write"
-            p._grad = {d: None for d in p._check_initialized()}
-        backward(heads, head_grads, retain_graph=bool(retain_graph))
-        out = [next(g for g in p._grad.values() if g is not None) for p in variables]
-    finally:
-        for p, (g, req, fresh) in zip(variables, saved, strict=True):
-            p._grad, p._grad_req, p._fresh_grad = g, req, fresh
-    return out
-
-
-def _grad_of_variables(heads: Any, variables: list[Variable], head_grads: Any,
-                       retain_graph: Any) -> list[jax.Array]:
-    saved = [(v._grad, v._grad_req) for v in variables]
-    try:
-        for v in variables:
-            v._grad_req, v._grad = "write", None
-        backward(heads, head_grads, retain_graph=bool(retain_graph))
-        out = [v._grad if v._grad is not None else jax.numpy.zeros_like(v.value) for v in variables]
-    finally:
-        for v, (g, req) in zip(variables, saved, strict=True):
-            v._grad, v._grad_req = g, req
-    return out
+    if head_grads is not None and not isinstance(head_grads, (list, tuple)):
+        head_grads = [head_grads]
+    return tape.gradients(heads, variables, head_grads, retain_graph=bool(retain_graph))

@@ -30,6 +30,7 @@ import numpy as onp
 
 from . import tape
 from .graph import Node
+from .lazy import Deferred
 from .tape import Recorded
 
 __all__ = ["Variable", "attach_grad"]
@@ -124,8 +125,12 @@ class Variable(Recorded):
 
     @property
     def grad(self) -> jax.Array | None:
-        """The gradient written by the last ``backward`` (zeros before; ``None`` for ``grad_req='null'``)."""
-        return self._grad
+        """The gradient written by the last ``backward`` (zeros before; ``None`` for ``grad_req='null'``),
+        computed when first read."""
+        g = self._grad
+        if type(g) is Deferred:
+            g = self._grad = g.force().astype(self._value.dtype)
+        return g
 
     @grad.setter
     def grad(self, g: Any) -> None:
@@ -134,14 +139,18 @@ class Variable(Recorded):
             return
         self._grad = jnp.broadcast_to(jnp.asarray(_plain(g), self._value.dtype), self._value.shape)
 
-    def _write_grad(self, dev: jax.Device, g: jax.Array) -> None:
+    # ------------------------------------------------------------------ what a backward writes
+    def accept_grad(self, device: Any, grad: Deferred) -> None:
+        """A backward's (deferred) gradient: it replaces the slot ('write') or adds to it ('add')."""
         if self._grad_req == "null":
             return
-        g = g.astype(self._value.dtype)
         if self._grad_req == "add" and self._grad is not None:
-            self._grad = self._grad + g
-        else:
-            self._grad = g
+            grad = Deferred(grad.source, grad.kind, grad.index, base=self._grad)
+        self._grad = grad
+
+    def settle_grad(self, device: Any, grad: Deferred, value: jax.Array) -> None:
+        if self._grad is grad:
+            self._grad = value.astype(self._value.dtype)
 
     def attach_grad(self, grad_req: str = "write", stype: Any = None) -> Variable:
         """Reset the gradient slot (zeros) with a new ``grad_req``; returns the Variable."""

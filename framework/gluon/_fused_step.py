@@ -1,19 +1,22 @@
 """Trainer.step fused with the backward before it: one compiled program per training step.
 
-``loss.backward()`` does not run at once: the recorder keeps the described backward waiting
-(:func:`framework.autograd.tape.pending`). When ``trainer.step`` comes next, as in every Gluon
-training loop, and the step is the simple case -- one device, every trained Parameter in that
-backward with ``grad_req='write'`` -- the backward program and the optimizer's update are traced into
-ONE program: one dispatch and one host round of Python per step instead of two. Anything else (reading a
-gradient or a parameter first, several devices, ``grad_req='add'``) runs the waiting backward on its own
-first and the step as usual; the numbers are the same either way. The gradients stay readable after the
-step, as in MXNet.
+``loss.backward()`` runs nothing: it leaves a deferred result in each gradient slot
+(:mod:`framework.autograd.pending`). When ``trainer.step`` comes next, as in every Gluon training
+loop, it finds those backwards in its Parameters' slots; when the step is the simple case -- every
+trained Parameter on one device with ``grad_req='write'``, its gradient the deferred result of the same
+backward(s) (one, or one per batch slice when ``initialize(ctx=[d, d])`` named the device twice), each
+seen before (so it has a whole-graph program) -- the backwards and the optimizer's update are traced
+into ONE program: one dispatch and one host round of Python per step. The gradients stay deferred
+results (a loop rarely reads them): the first read computes them from the step's own inputs, and a
+Trainer whose gradients are read returns them from its program from then on. Anything else (a read
+first, several devices, ``grad_req='add'``) computes the gradients and steps as usual; the numbers are
+the same either way.
 
 >>> from framework import autograd, gluon, np
 >>> net = gluon.nn.Dense(1, in_units=2)
 >>> net.initialize()
 >>> trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1})
->>> for _ in range(2):
+>>> for _ in range(3):
 ...     with autograd.record():
 ...         loss = (net(np.ones((4, 2))) ** 2).mean()
 ...     loss.backward()
@@ -24,130 +27,127 @@ step, as in MXNet.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 
 from .. import _compile
-from ..autograd import owed as _owed_mod
-from ..autograd import tape as _tape
+from ..autograd.lazy import Deferred
+from ..autograd.pending import Pending, backward_function
 
-__all__ = ["fused_step"]
+__all__ = ["FusedStep", "fused_step"]
 
 
-def _eligible(trainer: Any, plan: Any) -> tuple[Any, tuple[int, ...], dict[str, Any] | None] | None:
-    """(device, plan index of each trained Parameter, current values) when the step can be fused; the
-    values are None when they are the ones the plan recorded (the usual case: sent once, not twice)."""
-    index, pvals = plan.param_index, plan.pvals
-    device, picks, values, same = None, [], {}, True
-    for name, p in trainer._trainable:  # one pass, reading the stores directly: it runs every step
-        stored = p.__dict__
-        data = stored["_data_now"]
-        if data is None or len(data) != 1 or stored["_grad_now"] is None or p._grad_req != "write" \
-                or p._repeated:
+class FusedStep:
+    """A Trainer's state for fused steps: whether its programs return the gradients (somebody read
+    gradients a step had left deferred) and the learning rate and rescale last sent to the device."""
+
+    __slots__ = ("returns_grads", "scalars")
+
+    def __init__(self) -> None:
+        self.returns_grads = False
+        self.scalars: tuple[Any, tuple] | None = None
+
+    def gradients_read(self) -> None:
+        self.returns_grads = True
+
+
+class _Found(NamedTuple):
+    """A fusable step: the device, the backwards (oldest first), the plan index of each trained
+    Parameter in each backward, and the Parameters' values when they are not the recorded ones."""
+
+    device: Any
+    sources: tuple
+    picks: tuple
+    values: dict | None
+
+
+def _eligible(trainer: Any) -> _Found | None:
+    sources = None
+    device = None
+    picks: list[list[int]] = []
+    values, same = {}, True
+    for name, p in trainer._trainable:  # one pass, reading the slots directly: it runs every step
+        replicas, grads = p._replicas, p._grad_slots
+        if replicas is None or len(replicas) != 1 or grads is None or p._grad_req != "write":
             return None
-        [(dev, value)] = data.items()  # its one device
-        if device is None:
-            device = dev
-        i = index.get((id(p), dev))
-        if dev != device or i is None:
+        [(dev, value)] = replicas.items()  # its one device
+        slot = grads.get(dev)
+        if type(slot) is not Deferred:
             return None
-        picks.append(i)
+        if sources is None:
+            device, sources = dev, slot.sources()
+            if not all(type(s) is Pending and s.computed is None and s.whole for s in sources):
+                return None
+            picks = [[] for _ in sources]
+        elif dev != device or (slot.source is not sources[-1]) or (
+                (slot.base is not None or len(sources) > 1) and slot.sources() != sources):
+            return None
+        for k, src in enumerate(sources):
+            i = src.plan.param_index.get((id(p), dev))
+            if i is None:
+                return None
+            picks[k].append(i)
         values[name] = value
-        same = same and value is pvals[i]
-    return (device, tuple(picks), None if same else values) if device is not None else None
+        same = same and value is sources[0].plan.pvals[picks[0][-1]]
+    if sources is None:
+        return None
+    return _Found(device, tuple(sources), tuple(map(tuple, picks)), None if same else values)
 
 
-def _program(trainer: Any, pending: Any, picks: tuple[int, ...], recorded: bool, owe: bool) -> Callable:
+def _program(trainer: Any, sources: tuple, picks: tuple, recorded: bool, returns_grads: bool) -> Callable:
     names = [n for n, _ in trainer._trainable]
-    backward = _tape.backward_function(pending.plan.key, pending.use_hg, pending.want)
+    backwards = [backward_function(s.plan.key, s.use_hg, s.want) for s in sources]
     update = trainer._update_py
     fresh = (True,) * len(names)
-    picked = set(picks)
 
-    def step(pvals, consts, hg, values, state, lr, rescale, skipped):
-        outs, states, grads, total = backward(pvals, consts, hg)
-        if recorded:  # the Parameters hold the values the backward read
-            values = {n: pvals[i] for n, i in zip(names, picks, strict=True)}
-        mine = {n: grads[i] for n, i in zip(names, picks, strict=True)}
+    def step(args_list, values, state, lr, rescale, skipped):
+        results, mine = [], None
+        for fn, args, picked in zip(backwards, args_list, picks, strict=True):
+            outs, states, grads, total = fn(*args)
+            part = {n: grads[i] for n, i in zip(names, picked, strict=True)}
+            mine = part if mine is None else jax.tree_util.tree_map(jax.numpy.add, mine, part)
+            chosen = set(picked)  # the trained Parameters' own are summed into `mine`
+            results.append((outs, states, [None if i in chosen else g for i, g in enumerate(grads)], total))
+        if recorded:  # the Parameters hold the values the (first) backward read
+            values = {n: args_list[0][0][i] for n, i in zip(names, picks[0], strict=True)}
         new, state, _, skipped = update(values, [mine], state, fresh, lr, rescale, skipped)
-        if owe:  # the trained Parameters' gradients are not copied out (framework.autograd.owed)
-            grads = [None if i in picked else g for i, g in enumerate(grads)]
-        return outs, states, grads, total, new, state, skipped
+        return results, new, state, skipped, (mine if returns_grads else None)
 
     return step
 
 
-def _owed(trainer: Any, pending: Any, args: tuple, picks: tuple[int, ...], device: Any,
-          trained: tuple) -> _owed_mod.Owed:
-    """The record of the gradients a step did not return: its backward alone, on the same inputs."""
-    key, use_hg = pending.plan.key, pending.use_hg
-    ref = weakref.ref(trainer)
-
-    def compute() -> list:
-        grads = _tape.backward_program(key, use_hg, ())(*args)[2]
-        return [grads[i] for i in picks]
-
-    def on_settle() -> None:  # somebody needed them: this trainer's steps return gradients from now on
-        t = ref()
-        if t is not None:
-            t.__dict__["_fused_returns_grads"] = True
-
-    blocks = [node.block for node in pending.plan.nodes if node.kind == "block"]
-    return _owed_mod.Owed(compute, trained[0], device, on_settle, keep=blocks, ids=trained[1])
-
-
-def _trained(trainer: Any) -> tuple[tuple, frozenset[int]]:
-    """The trainer's Parameters and their ids (kept while its list of trained Parameters is the same)."""
-    cached = trainer.__dict__.get("_fused_trained")
-    if cached is None or cached[0] is not trainer._trainable:
-        params = tuple(p for _, p in trainer._trainable)
-        cached = trainer.__dict__["_fused_trained"] = (trainer._trainable, params,
-                                                       frozenset(map(id, params)))
-    return cached[1], cached[2]
-
-
-def _scalars(trainer: Any, dev: Any, lr: Any, rescale: Any) -> tuple[Any, Any]:
+def _scalars(fused: FusedStep, dev: Any, lr: Any, rescale: Any) -> tuple[Any, Any]:
     """``lr`` and ``rescale`` on ``dev``, sent once while they stay the same (a step sends no scalar)."""
     key = (float(lr), float(rescale), dev)
-    cached = trainer.__dict__.get("_fused_scalars")
-    if cached is None or cached[0] != key:
-        sent = tuple(jax.device_put(v, dev) for v in (lr, rescale))
-        cached = trainer.__dict__["_fused_scalars"] = (key, sent)
-    return cached[1]
+    if fused.scalars is None or fused.scalars[0] != key:
+        fused.scalars = (key, tuple(jax.device_put(v, dev) for v in (lr, rescale)))
+    return fused.scalars[1]
 
 
 def fused_step(trainer: Any, lr: Any, rescale: Any) -> bool:
-    """Run the waiting backward and ``trainer``'s update as one program; False (nothing done) when
-    there is no waiting backward or the step is not the simple case."""
-    pending = _tape.pending()
-    if pending is None or trainer._update_fn is None:
+    """Run the deferred backward(s) in the trained Parameters' gradient slots and ``trainer``'s update
+    as one program; False (nothing done) when the step is not the simple case."""
+    found = _eligible(trainer)
+    if found is None or found.device not in trainer._states:
         return False
-    found = _eligible(trainer, pending.plan)
-    if found is None:
-        return False
-    dev, picks, values = found
-    if dev not in trainer._states:
-        return False
-    _tape.take_pending()
-    lr, rescale = _scalars(trainer, dev, lr, rescale)
-    recorded = values is None
-    owe = not trainer.__dict__.get("_fused_returns_grads", False)
+    dev, sources, picks = found.device, found.sources, found.picks
+    fused = trainer._fused
+    lr, rescale = _scalars(fused, dev, lr, rescale)
+    recorded, returns_grads = found.values is None, fused.returns_grads
     skipped = trainer._skipped[dev] if trainer._skip_nonfinite else None  # no dead input and output
-    desc = ("fused_step", id(trainer._tx), pending.use_hg, pending.plan.key, pending.want, picks, recorded,
-            owe)
-    program = _compile.jit(desc, lambda: _program(trainer, pending, picks, recorded, owe), owner=trainer)
-    args = (*pending.plan.arrays(), pending.hg_args)
-    outs, states, grads, total, new, trainer._states[dev], skipped = program(
-        *args, values, trainer._states[dev], lr, rescale, skipped)
+    desc = ("fused_step", id(trainer._tx), tuple((s.use_hg, s.plan.key, s.want) for s in sources), picks,
+            recorded, returns_grads)
+    program = _compile.jit(desc, lambda: _program(trainer, sources, picks, recorded, returns_grads),
+                           owner=trainer)
+    results, new, trainer._states[dev], skipped, grads = program(
+        [s.arguments for s in sources], found.values, trainer._states[dev], lr, rescale, skipped)
     if skipped is not None:
         trainer._skipped[dev] = skipped
-    mine = dict.fromkeys(picks)  # finish drops an older record of these gradients: they are replaced
-    _tape.finish(pending, outs, states, [None if i in mine else g for i, g in enumerate(grads)], total)
-    for (name, p), i in zip(trainer._trainable, picks, strict=True):
-        p._stepped(dev, new[name], None if owe else grads[i])
-    if owe:
-        _owed_mod.owe(_owed(trainer, pending, args, picks, dev, _trained(trainer)))
+    for source, (outs, states, other_grads, total) in zip(sources, results, strict=True):
+        source.on_late_grads = fused.gradients_read
+        source.finish(outs, states, other_grads, total)
+    for name, p in trainer._trainable:
+        p._stepped(dev, new[name], None if grads is None else grads[name])
     return True

@@ -6,6 +6,11 @@ anything is changed: the metadata field by field, the optimizer it was saved for
 name, shape and kind; a bad file raises ``ValueError`` naming the file and what is wrong, and leaves
 the trainer as it was. Nothing is unpickled.
 
+Format 2 (this one) adds ``format`` and ``sha256`` to the metadata: a SHA-256 digest over the other
+metadata fields and every array's name, dtype, shape and bytes, checked before anything else, so a
+flipped byte is refused. Files without a format (written before it) still load, with a warning. Optimizer
+state that is not finite (NaN/Inf) is refused unless ``allow_non_finite=True``.
+
 >>> import os, tempfile
 >>> from framework import autograd, gluon, np
 >>> net = gluon.nn.Dense(1, in_units=2); net.initialize()
@@ -17,8 +22,10 @@ the trainer as it was. Nothing is unpickled.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import warnings
 from typing import Any
 
 import jax
@@ -28,6 +35,22 @@ import numpy as onp
 __all__ = ["save_states", "load_states"]
 
 _META = "__meta__"
+FORMAT = 2
+
+
+def _digest(meta: dict[str, Any], arrays: dict[str, Any]) -> str:
+    """SHA-256 over the metadata (less ``sha256``) and every array but the metadata's, in name order."""
+    h = hashlib.sha256()
+    h.update(json.dumps({k: v for k, v in meta.items() if k != "sha256"}, sort_keys=True).encode())
+    for name in sorted(k for k in arrays if k != _META):
+        value = arrays[name]
+        if value is None:
+            h.update(f"\0{name}\0None".encode())
+            continue
+        value = onp.ascontiguousarray(value)
+        h.update(f"\0{name}\0{value.dtype.str}\0{value.shape}\0".encode())
+        h.update(value.tobytes())
+    return h.hexdigest()
 
 
 def save_states(trainer: Any, fname: str) -> None:
@@ -38,8 +61,9 @@ def save_states(trainer: Any, fname: str) -> None:
     dev = trainer._devices()[0]
     leaves, _ = jax.tree_util.tree_flatten_with_path(trainer._states[dev])
     arrays = {jax.tree_util.keystr(path): onp.asarray(v) for path, v in leaves}
-    meta = {"num_update": trainer._optimizer.num_update, "learning_rate": trainer.learning_rate,
-            "optimizer": type(trainer._optimizer).__name__}
+    meta = {"format": FORMAT, "num_update": trainer._optimizer.num_update,
+            "learning_rate": trainer.learning_rate, "optimizer": type(trainer._optimizer).__name__}
+    meta["sha256"] = _digest(meta, arrays)
     arrays[_META] = onp.frombuffer(json.dumps(meta).encode(), dtype=onp.uint8)
     serialization.save(fname, arrays)
 
@@ -60,6 +84,16 @@ def _meta(fname: str, arrays: Any, optimizer: str) -> dict[str, Any]:
         raise bad(f"its metadata is not valid JSON: {err}") from None
     if not isinstance(meta, dict):
         raise bad(f"its metadata is a {type(meta).__name__}, expected an object")
+    version = meta.get("format")
+    if version is None:
+        warnings.warn(f"{fname}: a Trainer state file without a digest (written before format {FORMAT}); "
+                      "it cannot be checked for damage. Save it again with trainer.save_states to add one.",
+                      UserWarning, stacklevel=4)
+    elif version != FORMAT:
+        raise bad(f"format {version!r}; this framework reads format {FORMAT} (and older files without one)")
+    elif meta.get("sha256") != _digest(meta, arrays):
+        raise ValueError(f"{fname}: the Trainer state file is damaged: its SHA-256 digest does not match its "
+                         "content (a changed or truncated file). Use another copy, or save the states again.")
     n, lr, opt = meta.get("num_update"), meta.get("learning_rate"), meta.get("optimizer")
     if type(n) is not int or not 0 <= n < 2**62:
         raise bad(f"num_update is {n!r}; expected an int >= 0")
@@ -73,7 +107,7 @@ def _meta(fname: str, arrays: Any, optimizer: str) -> dict[str, Any]:
     return meta
 
 
-def load_states(trainer: Any, fname: str) -> None:
+def load_states(trainer: Any, fname: str, allow_non_finite: bool = False) -> None:
     from .. import serialization
 
     if trainer._update_fn is None:
@@ -94,7 +128,12 @@ def load_states(trainer: Any, fname: str) -> None:
             raise ValueError(f"{fname}: optimizer state {name!r} is {value.dtype} {tuple(value.shape)}; this "
                              f"Trainer's is {old_dtype} {old_shape}. The file was saved for other "
                              "parameters.")
-        host.append(onp.asarray(value).astype(old_dtype))
+        value = onp.asarray(value).astype(old_dtype)
+        if not allow_non_finite and value.dtype.kind == "f" and not onp.isfinite(value).all():
+            raise ValueError(f"{fname}: optimizer state {name!r} holds NaN or Inf; training from it would "
+                             "corrupt the parameters. Use another copy of the states, or pass "
+                             "allow_non_finite=True to load it anyway.")
+        host.append(value)
     extra = sorted(set(arrays) - {jax.tree_util.keystr(p) for p, _ in leaves} - {_META})
     if extra:
         raise ValueError(f"{fname}: holds optimizer states this Trainer does not have: {extra[:5]}; the file "

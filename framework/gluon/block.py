@@ -28,16 +28,17 @@ import warnings
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 
-from .. import _compile
+from .. import _compile, config
 from .. import device as _device
 from ..autograd import mode, tape
-from ..autograd.graph import abstract_eval
+from ..autograd.graph import Abstract, BlockDesc, abstract_eval
+from ..autograd.lazy import Deferred
 from ..autograd.tape import Recorded
-from ..base import StrictKwargs, check_kwargs, init_arguments
+from ..base import StrictKwargs, check_kwargs
 from ..np import random
 from . import binding as _binding
 from . import name_scope as _names
@@ -57,10 +58,6 @@ _infer = threading.local()
 
 def _bump() -> None:
     _epoch[0] = next(_STRUCTURE_EPOCH)
-
-
-def _inferring() -> bool:
-    return getattr(_infer, "active", False)
 
 
 _MXNET_OPTIMIZE_OPTIONS = ("partition_if_dynamic", "static_alloc", "static_shape", "inline_limit",
@@ -111,6 +108,31 @@ def _prefixed(root: Block) -> Iterator[tuple[str, Block]]:
         stack.extend((f"{prefix}{name}.", child) for name, child in reversed(block._children.items()))
 
 
+class Structure(NamedTuple):
+    """A Block tree's structure, cached until the tree changes (``epoch``): its Parameters once each
+    (``params``, structural name -> Parameter, the pytree of ``functional_call``) and under every name
+    that reaches them (``every``), its blocks (id -> structural name), the hashable ``key`` of the tree
+    (part of a program's key) and ``param_list``, the Parameters in ``params`` order."""
+
+    epoch: int
+    params: ParameterDict
+    blocks: dict
+    every: ParameterDict
+    key: tuple
+    param_list: tuple
+
+
+class LastRecord(NamedTuple):
+    """What a Block's last recorded call described (reused while nothing it depends on changed)."""
+
+    structure: Structure
+    training: bool
+    device: Any
+    avals: list
+    desc: BlockDesc
+    abstract: Abstract
+
+
 class Block(StrictKwargs):
     """Base class of all layers and models. Assign Blocks and Parameters as attributes to register them.
 
@@ -118,10 +140,11 @@ class Block(StrictKwargs):
     """
 
     _transient = False  # a helper block around others' Parameters (does not rename them)
+    _compiled_leaf = False  # built-in layers set True: compiled layer by layer when not hybridized
 
     def __init__(self, prefix: str | None = None, params: Any = None, **kwargs: Any) -> None:
-        if kwargs:  # a subclass passed on what it did not take (StrictKwargs checked the call)
-            check_kwargs(type(self).__name__, kwargs, init_arguments(type(self)) - set(kwargs))
+        if kwargs:  # a subclass passed on what Block does not take: Python's TypeError, with the names
+            check_kwargs(f"{type(self).__name__}: Block.__init__()", kwargs, ("prefix", "params"))
         object.__setattr__(self, "_children", OrderedDict())
         object.__setattr__(self, "_reg_params", OrderedDict())
         object.__setattr__(self, "_forward_hooks", OrderedDict())
@@ -185,11 +208,15 @@ class Block(StrictKwargs):
         """(structural name -> Parameter, id(block) -> structural name), cached until the tree changes.
 
         A Parameter shared by several blocks appears once, under its first name: this is the pytree of
-        :meth:`functional_call`. :meth:`collect_params` lists every name (see ``_all_names``).
+        :meth:`functional_call`. :meth:`collect_params` lists every name (:attr:`Structure.every`).
         """
+        return self._tree()[1:3]
+
+    def _tree(self) -> Structure:
+        """The tree's :class:`Structure`, cached until the tree changes."""
         cache = self._structure_cache
-        if cache is not None and cache[0] == _epoch[0]:
-            return cache[1], cache[2]
+        if cache is not None and cache.epoch == _epoch[0]:
+            return cache
         params = ParameterDict()
         every = ParameterDict()
         blocks: dict[int, str] = {}
@@ -206,16 +233,15 @@ class Block(StrictKwargs):
                     params[prefix + name] = p
                     if not self._transient:
                         p._structural_name = prefix + name
-        object.__setattr__(self, "_structure_cache", (_epoch[0], params, blocks, every,
-                                                      (tuple(params), tuple(blocks.items())),
-                                                      tuple(params.values())))
-        return params, blocks
+        cache = Structure(_epoch[0], params, blocks, every, (tuple(params), tuple(blocks.items())),
+                          tuple(params.values()))
+        object.__setattr__(self, "_structure_cache", cache)
+        return cache
 
     def _structure_key(self) -> tuple:
         """A hashable description of the tree (parameter names, blocks): part of a program's key, so
         that adding or replacing a child compiles afresh."""
-        self._structure()
-        return self._structure_cache[4]
+        return self._tree().key
 
     def collect_params(self, select: str | None = None) -> ParameterDict:
         """All Parameters of this tree keyed by structural name; ``select`` is a regex on the names.
@@ -223,8 +249,7 @@ class Block(StrictKwargs):
         A shared Parameter is listed under each name that reaches it (MXNet 2.0), so
         ``save_parameters`` writes one entry per name unless ``deduplicate=True``.
         """
-        self._structure()
-        params = self._structure_cache[3]
+        params = self._tree().every
         if select is None:
             return ParameterDict(params)
         regex = re.compile(select)
@@ -332,7 +357,7 @@ class Block(StrictKwargs):
         names_of = {p: n for n, p in named.items()}
         traced = key is None and (_has_tracer(params) or _has_tracer(inputs))
         with _binding.Binding(values, training=training, key=key, block_names=blocks, device=device,
-                              traced=traced, owner=self) as b:
+                              traced=traced, owner=self) as b, config.platform_scope(device):
             out = self._invoke_forward(*inputs)
         if return_state:
             return out, {names_of[p]: v for p, v in b.state.items()}
@@ -365,19 +390,20 @@ class Block(StrictKwargs):
         bound = _binding.current()
         if bound is not None and bound.values is not None:  # inside a pure call
             return self._invoke_forward(*args)
-        if _inferring():
+        if getattr(_infer, "active", False):  # inside the abstract evaluation of a hybridized tree
             self._infer_own(args)
             with _binding.Binding(device=None):
                 return self._invoke_forward(*args)
-        params = self._structure()[0]  # the cached tree (collect_params() returns a copy)
-        if tape.waiting[0] is not None:
-            tape.flush()
-        datas = [p.__dict__["_data_now"] for p in self._structure_cache[5]]  # per device, or None
-        if any(d is None for d in datas):
-            self._deferred_infer(args, params)
-            datas = [p._data for p in self._structure_cache[5]]
+        tree = self._tree()  # the cached tree (collect_params() returns a copy)
+        params = tree.params
+        datas = [p._replicas for p in tree.param_list]  # per device, or None
         leaves = jax.tree_util.tree_leaves(args)  # a recorded value is a leaf (not a pytree)
-        if any(isinstance(x, jax.core.Tracer) for x in leaves):
+        traced = any(isinstance(x, jax.core.Tracer) for x in leaves)
+        compiled = self._runs_compiled()
+        if any(d is None for d in datas):
+            compiled = self._fix_shapes(args, params, compiled, traced)
+            datas = [p._replicas for p in tree.param_list]
+        if traced:
             # called inside the user's own jit/grad/vmap: stay pure, parameters enter as constants;
             # randomness needs an explicit key there (functional_call(key=...)), state cannot be kept
             return self.functional_call(params.values_on(), *args, training=mode.is_training())
@@ -385,12 +411,14 @@ class Block(StrictKwargs):
             args = tape.values_of(args)
             leaves = jax.tree_util.tree_leaves(args)
         dev = _input_device(leaves, params)
-        if self._runs_compiled():
+        if compiled:
             try:
                 values = [d[dev] for d in datas]
             except KeyError:
                 params.values_on(dev)  # raises the error naming the Parameter and the fix
                 raise
+            if Deferred in map(type, values):  # a layer state a backward left deferred: compute it
+                values = [p._data[dev] for p in tree.param_list]
             return self._call_compiled(dev, values, args)
         with _binding.Binding(device=dev):
             return self._invoke_forward(*args)
@@ -401,35 +429,57 @@ class Block(StrictKwargs):
     def _call_compiled(self, dev: jax.Device, values: list[jax.Array], args: tuple) -> Any:
         """Run (or record) this tree as one compiled call on ``dev``; ``values`` are its Parameters'
         arrays there, in :meth:`_structure` order."""
-        cache = self._structure_cache
-        names, training = cache[4][0], mode.is_training()
+        tree = self._structure_cache
+        names, training = tree.key[0], mode.is_training()
         key = random.next_key_parts(device=dev)
         if mode.is_recording():
-            return self._record(cache, training, dev, values, key, args)
+            return self._record(tree, training, dev, values, key, args)
         # MXNet commits BatchNorm statistics at backward only: train_mode() without record()
         # computes them and keeps the running ones (tests/gluon/nn/test_nn_reference.py)
         program = _compile.block_program(self, training, True, dev)
         out, _state = program(dict(zip(names, values, strict=True)), key, *args)
         return out
 
-    def _record(self, cache: tuple, training: bool, dev: jax.Device, values: list[jax.Array], key: tuple,
-                args: tuple) -> Any:
+    def _record(self, tree: Structure, training: bool, dev: jax.Device, values: list[jax.Array],
+                key: tuple, args: tuple) -> Any:
         """Record this call as one node. Its description and abstract result are the last recorded
         call's when the structure, mode, device and every input's and Parameter's type object are the
         same ones (a training loop's steady state: JAX hands out the same aval objects)."""
         avals = [getattr(a, "aval", None) for a in (*args, *values)]
         last = self.__dict__.get("_last_record")
-        if last is not None and last[0] is cache and last[1] is training and last[2] == dev \
-                and len(last[3]) == len(avals) and all(map(operator.is_, avals, last[3])):
-            desc, output = last[4], last[5]
+        if last is not None and last.structure is tree and last.training is training \
+                and last.device == dev and len(last.avals) == len(avals) \
+                and all(map(operator.is_, avals, last.avals)):
+            desc, abstract = last.desc, last.abstract
         else:
-            desc = ("block", weakref.ref(self), training, _treedef(args), cache[4][0], dev, cache[4])
-            output = tape.visible(abstract_eval(desc, (*key, *args), values))
+            desc = BlockDesc(weakref.ref(self), training, _treedef(args), tree.key[0], dev, tree.key)
+            abstract = abstract_eval(desc, (*key, *args), values)
             if None not in avals:  # every input an array or recorded value (a leaf): reusable
-                self.__dict__["_last_record"] = (cache, training, dev, avals, desc, output)
-        return tape.record_block(self, desc, cache[5], values, key, args, dev, output=output)
+                self.__dict__["_last_record"] = LastRecord(tree, training, dev, avals, desc, abstract)
+        return tape.record_block(self, desc, tree.param_list, values, key, args, dev, abstract=abstract)
 
     # ------------------------------------------------------------------ deferred shape inference
+    def _fix_shapes(self, args: tuple, params: ParameterDict, compiled: bool, traced: bool) -> bool:
+        """Fix the shapes of Parameters still deferred before this call; returns whether the call runs
+        compiled.
+
+        As in MXNet, a Block fixes its own Parameters' shapes from the input it receives
+        (``infer_shape``, on the concrete input: no trace), and its children theirs as they run, so a
+        plain Block's or an un-hybridized HybridBlock's ``forward`` runs as Python on concrete arrays
+        from the first call on. A hybridized tree (or a call inside the user's own trace) is traced
+        anyway: its shapes come from abstract evaluation, as MXNet infers a hybridized graph's
+        symbolically. A stack that would run as one program runs layer by layer this once."""
+        if traced or (compiled and self._active):
+            self._deferred_infer(args, params)
+            return compiled
+        self._infer_own(args)
+        if not compiled or all(p._replicas is not None for p in self._tree().param_list):
+            return compiled
+        if self._compiled_leaf:  # a built-in layer with children: pure code, evaluated abstractly
+            self._deferred_infer(args, params)
+            return compiled
+        return False
+
     def _deferred_infer(self, args: tuple, params: ParameterDict) -> None:
         missing = [n for n, p in params.items() if p._data is None and p._deferred is None]
         if missing:
@@ -499,8 +549,6 @@ class HybridBlock(Block):
 
     Built-in layers run compiled even un-hybridized; ``hybridize()`` compiles a whole tree as one jit.
     """
-
-    _compiled_leaf = False  # built-in layers set True: compiled layer by layer when not hybridized
 
     def hybridize(self, active: bool = True, **kwargs: Any) -> None:
         object.__setattr__(self, "_active", active)

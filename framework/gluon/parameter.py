@@ -25,8 +25,8 @@ import numpy as onp
 from .. import device as _device
 from .. import initializer as _init
 from ..autograd import mode as _mode
-from ..autograd import owed as _owed
 from ..autograd import tape as _tape
+from ..autograd.lazy import Deferred
 from ..base import FrameworkError
 from ..np import random
 from . import binding as _binding
@@ -66,27 +66,13 @@ def _device_of(x: jax.Array) -> jax.Device | None:
     return next(iter(devs)) if len(devs) == 1 else None
 
 
-def _flushed(key: str, *, owed: bool = False) -> property:
-    """An attribute of a Parameter stored under ``key`` that runs a waiting backward before each access
-    (and, with ``owed``, computes gradients a fused step left owed: :mod:`framework.autograd.owed`)."""
-
-    waiting = _tape.waiting  # read on every access: the common case (nothing waiting) costs one test
-    outstanding = _owed.slot
-
-    def get(self: Parameter) -> Any:
-        if waiting[0] is not None:
-            _tape.flush()
-        if owed and outstanding[0] is not None and id(self) in outstanding[0].ids:
-            _owed.settle()
-        return self.__dict__.get(key)
-
-    def put(self: Parameter, value: Any) -> None:
-        _tape.flush()
-        if owed and _owed.owes([self]):
-            _owed.settle()
-        self.__dict__[key] = value
-
-    return property(get, put)
+def _forced(slots: dict[jax.Device, Any] | None) -> dict[jax.Device, jax.Array] | None:
+    """``slots`` with every deferred result computed (in place: the slot then holds the array)."""
+    if slots is not None:
+        for dev, v in slots.items():
+            if type(v) is Deferred:
+                slots[dev] = v.force()
+    return slots
 
 
 class Parameter:
@@ -121,8 +107,10 @@ class Parameter:
         self._differentiable = differentiable
         self._grad_req = "null"
         self.grad_req = grad_req if differentiable else "null"
-        self._data: dict[jax.Device, jax.Array] | None = None
-        self._grad: dict[jax.Device, jax.Array] | None = None
+        # per device: an array, or a deferred result of a backward (framework.autograd.lazy) that a
+        # read computes: a gradient, or a layer's state (BatchNorm statistics)
+        self._replicas: dict[jax.Device, Any] | None = None
+        self._grad_slots: dict[jax.Device, Any] | None = None
         self._fresh_grad: dict[jax.Device, bool] = {}
         self._deferred: tuple[Any, list[jax.Device], Any, jax.Array] | None = None
         self._structural_name: str | None = None
@@ -131,13 +119,23 @@ class Parameter:
         self._repeated = False
 
     # ------------------------------------------------------------------ arrays
-    # A backward may wait (autograd.tape.pending) so that Trainer.step runs it with the update as one
-    # program; any read or write of a Parameter's arrays runs it first, so nobody sees stale gradients.
-    _defers_backward = True
+    # ``_data`` / ``_grad``: the replicas and gradients per device, computed (a deferred result in a slot
+    # is computed when read through these); ``_replicas`` / ``_grad_slots`` are the slots themselves.
+    @property
+    def _data(self) -> dict[jax.Device, jax.Array] | None:
+        return _forced(self._replicas)
 
-    _data = _flushed("_data_now")
-    _grad = _flushed("_grad_now", owed=True)
-    _fresh_grad = _flushed("_fresh_now")
+    @_data.setter
+    def _data(self, value: dict[jax.Device, Any] | None) -> None:
+        self._replicas = value
+
+    @property
+    def _grad(self) -> dict[jax.Device, jax.Array] | None:
+        return _forced(self._grad_slots)
+
+    @_grad.setter
+    def _grad(self, value: dict[jax.Device, Any] | None) -> None:
+        self._grad_slots = value
 
     # ------------------------------------------------------------------ descriptive state
     def __repr__(self) -> str:
@@ -174,7 +172,7 @@ class Parameter:
         if not self._differentiable:
             req = "null"
         self._grad_req = req
-        if getattr(self, "_data", None) is not None:
+        if getattr(self, "_replicas", None) is not None:
             self._grad = None if req == "null" else {d: jnp.zeros_like(v) for d, v in self._data.items()}
 
     @property
@@ -427,40 +425,45 @@ class Parameter:
     def var(self) -> Parameter:
         return self
 
-    # ------------------------------------------------------------------ autograd hooks
-    def _commit_state(self, dev: jax.Device, value: jax.Array) -> None:
-        """Install a state update (BatchNorm statistics) computed by a recorded call on ``dev``."""
-        if self._data is not None and dev in self._data:
-            self._data[dev] = value
-
-    def _write_grad(self, dev: jax.Device, g: jax.Array) -> None:
-        """Install a backward's gradient on ``dev`` (called by the recorder, with nothing waiting)."""
-        stored = self.__dict__
-        grads, fresh = stored.get("_grad_now"), stored.get("_fresh_now")
+    # ------------------------------------------------------------------ what a backward writes
+    # (framework.autograd.pending.GradientLeaf / StateHolder: the recorder's interface to Parameters)
+    def accept_grad(self, device: jax.Device, grad: Deferred) -> None:
+        """A backward's (deferred) gradient on ``device``: it replaces the slot (``grad_req='write'``)
+        or adds to it (``'add'``, and the second slice of a device named twice in ``initialize``)."""
+        grads = self._grad_slots
         if grads is None:
             return
-        if self._grad_req == "add" or (self._repeated and fresh.get(dev)):
-            grads[dev] = grads[dev] + g
-        else:
-            grads[dev] = g
-        fresh[dev] = True
+        old = grads.get(device)
+        if old is not None and (self._grad_req == "add" or (self._repeated and self._fresh_grad.get(device))):
+            grad = Deferred(grad.source, grad.kind, grad.index, base=old)
+        grads[device] = grad
+        self._fresh_grad[device] = True
 
-    def _owed_grad(self, dev: jax.Device, g: jax.Array) -> None:
-        """Install a gradient computed after its step (:mod:`framework.autograd.owed`): it is the one
-        that step used, and stays not fresh."""
-        grads = self.__dict__.get("_grad_now")
-        if grads is not None and dev in grads:
-            grads[dev] = g
+    def settle_grad(self, device: jax.Device, grad: Deferred, value: jax.Array) -> None:
+        """``grad`` was computed: ``value`` takes its place if the slot still holds it."""
+        grads = self._grad_slots
+        if grads is not None and grads.get(device) is grad:
+            grads[device] = value
+
+    def accept_state(self, device: jax.Device, value: Deferred) -> None:
+        """A recorded call's (deferred) new state on ``device`` (BatchNorm statistics: MXNet commits
+        them at backward)."""
+        replicas = self._replicas
+        if replicas is not None and device in replicas:
+            replicas[device] = value
+
+    def settle_state(self, device: jax.Device, value: Deferred, computed: jax.Array) -> None:
+        replicas = self._replicas
+        if replicas is not None and replicas.get(device) is value:
+            replicas[device] = computed
 
     def _stepped(self, dev: jax.Device, value: jax.Array, grad: jax.Array | None = None) -> None:
         """Install an optimizer step's new value on ``dev`` (and the gradient it used, when the step
-        ran with its backward); the gradient there is no longer fresh (called by a Trainer with
-        nothing waiting: no flush)."""
-        stored = self.__dict__
-        stored["_data_now"][dev] = value
+        computed it); the gradient there is no longer fresh."""
+        self._replicas[dev] = value
         if grad is not None:
-            stored["_grad_now"][dev] = grad
-        stored["_fresh_now"][dev] = False
+            self._grad_slots[dev] = grad
+        self._fresh_grad[dev] = False
 
 
 class Constant(Parameter):

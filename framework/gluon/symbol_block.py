@@ -153,7 +153,11 @@ class SymbolBlock(HybridBlock):
             if name in values:
                 v = onp.asarray(values[name])
                 p.dtype = v.dtype
-                p._load_init(v, ctx)
+                try:
+                    p._load_init(v, ctx)
+                except ValueError as err:  # name the file and the graph's node, not only the Parameter
+                    raise ValueError(f"SymbolBlock.imports: '{filename}': parameter {name!r} (a variable "
+                                     f"node of the graph) does not fit the graph: {err}") from None
 
     def forward(self, *args: Any) -> Any:
         program = self._program

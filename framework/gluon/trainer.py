@@ -146,6 +146,7 @@ class Trainer(StrictKwargs):
         self._tx = None
         self._states: dict[jax.Device, Any] = {}
         self._update_fn: Any = None
+        self._fused = _fused_step.FusedStep()
 
     # ------------------------------------------------------------------ properties
     @property
@@ -218,6 +219,7 @@ class Trainer(StrictKwargs):
             return new, new_state, total, skipped
 
         self._update_py = update  # traced into the fused backward+update program too (_fused_step)
+        self._fused = _fused_step.FusedStep()
         self._update_fn = _compile.jit(("update", id(tx)), lambda: update, owner=self, static_argnums=3)
 
     def step(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
@@ -294,10 +296,10 @@ class Trainer(StrictKwargs):
         """Write the optimizer state (and its counters) in MXNet's .params format: no pickle."""
         _trainer_states.save_states(self, fname)
 
-    def load_states(self, fname: str) -> None:
+    def load_states(self, fname: str, allow_non_finite: bool = False) -> None:
         """Restore what :meth:`save_states` wrote onto every device (validated first: a bad file raises
-        ``ValueError`` naming it and changes nothing)."""
-        _trainer_states.load_states(self, fname)
+        ``ValueError`` naming it and changes nothing; NaN/Inf state only with ``allow_non_finite``)."""
+        _trainer_states.load_states(self, fname, allow_non_finite)
 
     def zero_grad(self) -> None:
         ParameterDict(self._params).zero_grad()

@@ -1,4 +1,4 @@
-"""Gluon utilities: splitting batches across devices, global-norm clipping, checksums.
+"""Gluon utilities: splitting batches across devices, global-norm clipping, checksums, downloads.
 
 >>> from framework import gluon, np, npx
 >>> parts = gluon.utils.split_and_load(np.arange(8).reshape(4, 2), [npx.cpu(0), npx.cpu(1)])
@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -18,9 +17,15 @@ import jax.numpy as jnp
 import numpy as onp
 
 from .. import device as _device
+from ..util import is_np_array, is_np_shape
+from ._download import DownloadError, check_sha1, download
+from ._download import gluon_repo_url as _get_repo_url
+from ._download import repo_file_url as _get_repo_file_url
 from .hooks import HookHandle
 
-__all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "check_finite", "HookHandle"]
+__all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "check_finite", "download",
+           "DownloadError", "HookHandle", "_get_repo_url", "_get_repo_file_url", "replace_file",
+           "shape_is_known", "is_np_array", "is_np_shape"]
 
 
 def _sections(size: int, num_slice: int, batch_axis: int, shape: tuple, even_split: bool) -> list[int]:
@@ -94,6 +99,11 @@ def clip_global_norm(arrays: Sequence[jax.Array], max_norm: float, check_isfinit
     """
     if not arrays:
         raise ValueError("clip_global_norm: arrays is empty.")
+    if isinstance(max_norm, bool) or not isinstance(max_norm, (int, float, onp.number)) \
+            or not onp.isfinite(max_norm) or max_norm <= 0:
+        raise ValueError(f"clip_global_norm: max_norm must be a finite number > 0; got {max_norm!r}. A "
+                         "max_norm <= 0 would flip or zero every gradient: pass the largest norm to allow, "
+                         "e.g. 1.0.")
     first = next(iter(arrays[0].devices()))
     total = sum(jax.device_put(jnp.sum(jnp.square(a.astype(jnp.float32))), first) for a in arrays)
     norm = jnp.sqrt(total)
@@ -146,10 +156,22 @@ def check_finite(data: Any, *, name: str = "data", raise_on_error: bool = False)
     return True
 
 
-def check_sha1(filename: str, sha1_hash: str) -> bool:
-    """Whether the file's SHA-1 equals ``sha1_hash``."""
-    sha1 = hashlib.sha1()
-    with open(filename, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            sha1.update(chunk)
-    return sha1.hexdigest() == sha1_hash
+
+def replace_file(src: str, dst: str) -> None:
+    """Move ``src`` onto ``dst`` atomically (``os.replace``), as MXNet's helper does."""
+    import os
+
+    os.replace(src, dst)
+
+
+def shape_is_known(shape: Any) -> bool:
+    """Whether every dimension of ``shape`` is known (MXNet marks unknown ones with -1, or 0 outside
+    NumPy mode; this framework is always in NumPy mode)."""
+    if shape is None:
+        return False
+    for dim in shape:
+        if dim == -1:
+            return False
+        if dim < -1:
+            raise ValueError(f"shape_is_known: invalid dimension {dim} in {tuple(shape)}")
+    return True

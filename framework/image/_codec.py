@@ -14,9 +14,9 @@ import warnings
 
 import numpy as onp
 
-__all__ = ["encode", "decode", "MAX_PIXELS"]
+from ._budget import check_pixels
 
-MAX_PIXELS = 1 << 28  # 268 M pixels: larger images are refused before decoding (a decompression bomb)
+__all__ = ["encode", "decode"]
 
 
 def _pil():
@@ -56,16 +56,16 @@ def encode(img: onp.ndarray, *, quality: int = 95, img_fmt: str = ".jpg", bgr: b
     return out.getvalue()
 
 
-def decode(data: bytes, *, flag: int = 1, bgr: bool = False) -> onp.ndarray:
-    """Decode JPEG/PNG bytes: ``flag`` 1 -> (H, W, 3), 0 -> (H, W) gray, -1 -> as stored."""
+def decode(data: bytes, *, flag: int = 1, bgr: bool = False, max_pixels: int | None = None) -> onp.ndarray:
+    """Decode JPEG/PNG bytes: ``flag`` 1 -> (H, W, 3), 0 -> (H, W) gray, -1 -> as stored. The header's
+    size is checked against the pixel budget (:mod:`._budget`) before anything is decoded."""
     Image = _pil()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             pil = Image.open(io.BytesIO(bytes(data)))
             w, h = pil.size
-            if w * h > MAX_PIXELS:
-                raise ValueError(f"{w}x{h} pixels is above the {MAX_PIXELS}-pixel limit")
+            check_pixels(w, h, "imdecode", max_pixels)
             if flag > 0:
                 pil = pil.convert("RGB")
             elif flag == 0:

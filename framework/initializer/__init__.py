@@ -24,10 +24,24 @@ Fan-in/fan-out follow MXNet for Gluon's ``(out, in, *kernel)`` layout.
 """
 from __future__ import annotations
 
+import jax
+
+from ..util import is_np_array
 from .base import Constant, InitDesc, Initializer, One, Zero, alias, create, register
 from .rules import Bilinear, Load, LSTMBias, Mixed, MSRAPrelu, Normal, Orthogonal, Uniform, Xavier
 
+NDArray = jax.Array
+
+
+def load(fname: str) -> dict:
+    """``mx.nd.load``: the arrays of a ``.params`` file (for ``Load`` initializers)."""
+    from .. import serialization
+
+    return serialization.load(fname)
+
+
 __all__ = [
-    "InitDesc", "Initializer", "Uniform", "Normal", "Zero", "One", "Constant", "Xavier", "MSRAPrelu",
-    "Orthogonal", "Bilinear", "LSTMBias", "Mixed", "Load", "register", "alias", "create",
+    "NDArray", "is_np_array", "load", "InitDesc", "Initializer", "Uniform", "Normal", "Zero", "One",
+    "Constant", "Xavier", "MSRAPrelu", "Orthogonal", "Bilinear", "LSTMBias", "Mixed", "Load", "register",
+    "alias", "create",
 ]

@@ -5,8 +5,9 @@ A ``jax.Array`` cannot be written into, so an initializer written for MXNet (who
 ``(name, arr)`` and fill ``arr`` in place) receives an :class:`ArraySlot` instead: it has the shape,
 dtype and device of the parameter, ``arr[...] = value`` rebinds the slot's value (an immutable array,
 replaced by ``.at[...].set`` for partial writes), and reading it (``arr[0]``, ``arr.asnumpy()``,
-``jnp.asarray(arr)``, arithmetic through ``__jax_array__``) sees the current value. The framework reads
-the value back when the method returns.
+``jnp.asarray(arr)``, ``np`` functions, arithmetic and comparisons) sees the current value, and the
+in-place operators (``arr *= mask``, ``arr += 1``) change it, as they change MXNet's array. The
+framework reads the value back when the method returns.
 
 >>> import jax.numpy as jnp
 >>> slot = ArraySlot((2, 3), jnp.float32)
@@ -14,6 +15,9 @@ the value back when the method returns.
 >>> slot[0, 1] = 5
 >>> slot.value.tolist()
 [[2.0, 5.0, 2.0], [2.0, 2.0, 2.0]]
+>>> slot *= slot >= 3
+>>> slot.value.tolist()
+[[0.0, 5.0, 0.0], [0.0, 0.0, 0.0]]
 """
 
 from __future__ import annotations
@@ -111,6 +115,52 @@ class ArraySlot:
 
     def __repr__(self) -> str:
         return f"ArraySlot(shape={self.shape}, dtype={self.dtype})"
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getattr__(self, name: str) -> Any:
+        # array methods and properties (sum, reshape, astype, T, ...) of the current value
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.value, name)
+
+    __hash__ = object.__hash__
+
+
+def _value_of(x: Any) -> Any:
+    return x.value if isinstance(x, ArraySlot) else x
+
+
+def _binary(op: Any, reflected: bool = False) -> Any:
+    if reflected:
+        return lambda self, other: op(_value_of(other), self.value)
+    return lambda self, other: op(self.value, _value_of(other))
+
+
+def _inplace(op: Any) -> Any:
+    def method(self: ArraySlot, other: Any) -> ArraySlot:
+        self._value = jnp.asarray(op(self.value, _value_of(other))).astype(self.dtype)
+        self.written = True
+        return self
+    return method
+
+
+def _install() -> None:
+    import operator as o
+
+    for name, op in (("add", o.add), ("sub", o.sub), ("mul", o.mul), ("truediv", o.truediv),
+                     ("floordiv", o.floordiv), ("mod", o.mod), ("pow", o.pow), ("matmul", o.matmul)):
+        setattr(ArraySlot, f"__{name}__", _binary(op))
+        setattr(ArraySlot, f"__r{name}__", _binary(op, reflected=True))
+        setattr(ArraySlot, f"__i{name}__", _inplace(op))
+    for name, op in (("lt", o.lt), ("le", o.le), ("gt", o.gt), ("ge", o.ge), ("eq", o.eq), ("ne", o.ne)):
+        setattr(ArraySlot, f"__{name}__", _binary(op))
+    for name, op in (("neg", o.neg), ("pos", o.pos), ("abs", abs)):
+        setattr(ArraySlot, f"__{name}__", lambda self, _op=op: _op(self.value))
+
+
+_install()
 
 
 def takes_array(method: Any) -> bool:

@@ -25,15 +25,27 @@ from typing import Any
 import jax
 
 from .. import serialization
-from . import linalg, random
+from . import contrib, image, linalg, random
 from .arithmetic import *  # noqa: F403
 from .arithmetic import __all__ as _arith_all
+from .array_extras import *  # noqa: F403
+from .array_extras import __all__ as _extras_all
 from .creation import *  # noqa: F403
 from .creation import __all__ as _creation_all
+from .ctc import *  # noqa: F403
+from .ctc import __all__ as _ctc_all
+from .fused_rnn import *  # noqa: F403
+from .fused_rnn import __all__ as _rnn_all
 from .indexing import *  # noqa: F403
 from .indexing import __all__ as _indexing_all
+from .legacy_ops import *  # noqa: F403
+from .legacy_ops import __all__ as _legacy_all
 from .nn import *  # noqa: F403
 from .nn import __all__ as _nn_all
+from .optimizer_ops import *  # noqa: F403
+from .optimizer_ops import __all__ as _optimizer_all
+from .random_pdf import *  # noqa: F403
+from .random_pdf import __all__ as _pdf_all
 from .reduction import *  # noqa: F403
 from .reduction import __all__ as _reduction_all
 from .sequence import *  # noqa: F403
@@ -42,21 +54,31 @@ from .shape import *  # noqa: F403
 from .shape import __all__ as _shape_all
 from .sort import *  # noqa: F403
 from .sort import __all__ as _sort_all
+from .vision import *  # noqa: F403
+from .vision import __all__ as _vision_all
 
 NDArray = jax.Array
 
 _LINALG_ALIASES = {f"linalg_{n}": getattr(linalg, n) for n in linalg.__all__}
 globals().update(_LINALG_ALIASES)
-_RANDOM_ALIASES = {"random_uniform": random.uniform, "random_normal": random.normal,
+_RANDOM_ALIASES = {"uniform": random.uniform, "normal": random.normal,
+                   "sample_uniform": random.uniform, "sample_normal": random.normal,
+                   "sample_gamma": random.gamma, "sample_exponential": random.exponential,
+                   "sample_poisson": random.poisson, "sample_negative_binomial": random.negative_binomial,
+                   "sample_generalized_negative_binomial": random.generalized_negative_binomial,
+                   "random_negative_binomial": random.negative_binomial,
+                   "random_generalized_negative_binomial": random.generalized_negative_binomial,
+                   "random_uniform": random.uniform, "random_normal": random.normal,
                    "random_randint": random.randint, "random_poisson": random.poisson,
                    "random_exponential": random.exponential, "random_gamma": random.gamma,
                    "sample_multinomial": random.multinomial, "shuffle": random.shuffle}
 globals().update(_RANDOM_ALIASES)
 
 __all__ = [
-    "NDArray", "save", "load", "waitall", "linalg", "random",
-    *_arith_all, *_creation_all, *_indexing_all, *_nn_all, *_reduction_all, *_sequence_all, *_shape_all,
-    *_sort_all, *_LINALG_ALIASES, *_RANDOM_ALIASES,
+    "NDArray", "save", "load", "waitall", "contrib", "image", "linalg", "random", "NOT_SUPPORTED",
+    *_arith_all, *_extras_all, *_legacy_all, *_pdf_all, *_creation_all, *_ctc_all, *_rnn_all,
+    *_indexing_all, *_nn_all, *_optimizer_all, *_reduction_all, *_sequence_all, *_shape_all, *_sort_all,
+    *_vision_all, *_LINALG_ALIASES, *_RANDOM_ALIASES,
 ]
 
 
@@ -77,7 +99,37 @@ def waitall() -> None:
     npx.waitall()
 
 
+#: MXNet 1.9.1 ``mx.nd`` names that are not offered, with the reason and what to use instead.
+NOT_SUPPORTED: dict[str, str] = {
+    "CachedOp": "MXNet's graph executor handle; hybridize() (one jax.jit) is the equivalent",
+    "IdentityAttachKLSparseReg": "keeps a moving average as an auxiliary state updated during backward; "
+                                 "add a KL sparsity penalty to the loss instead",
+    "sparse": "sparse storage (csr/row_sparse): JAX arrays are dense",
+    "register": "MXNet's C-operator registration machinery",
+    "op": "MXNet's generated operator module; the operators are framework.nd's functions",
+    "utils": "MXNet's private helpers module",
+    **{n: "MXNet's generated operator module; the operators are framework.nd's functions"
+       for n in ("gen__internal", "gen_contrib", "gen_image", "gen_linalg", "gen_op", "gen_sparse")},
+    **{n: "MXNet's internal indexing helper"
+       for n in ("get_indexing_dispatch_code", "get_oshape_of_gather_nd_op",
+                 "indexing_key_expand_implicit_axes")},
+}
+
+# MXNet's nd.np / nd.npx (nd.numpy / nd.numpy_extension): what a 1.x hybrid_forward's F offers in np mode
+from .. import np, npx  # noqa: E402
+
+numpy, numpy_extension = np, npx
+
+
 def __getattr__(name: str) -> Any:
+    if name == "Custom":  # user-defined operators (framework.operator), imported on first use
+        from ..operator import Custom
+
+        return Custom
+    if name == "ndarray":  # mx.nd.ndarray as in MXNet
+        import importlib
+
+        return importlib.import_module("framework.nd")
     raise AttributeError(
         f"framework.nd has no attribute {name!r}: it is not one of MXNet 1.x's NDArray functions "
         "supported here (see framework/nd/__init__.py for the list; framework.np has NumPy's names)"

@@ -27,7 +27,9 @@ __all__ = ["nd_op", "reduce_axes", "as_array", "legacy_scalar", "norm_axis"]
 
 def nd_op(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Accept MXNet 1.x's ``name=`` (a symbol name: ignored) and ``out=`` (refused: jax arrays are
-    immutable), and record the call under ``autograd.record()``."""
+    immutable), and record the call under ``autograd.record()``. A ``ValueError``/``TypeError``/
+    ``IndexError`` raised inside by JAX or NumPy is raised again naming the operator and its arguments
+    (a try block: nothing is added to a call that succeeds)."""
     rec = recordable(fn)
 
     @functools.wraps(fn)
@@ -37,10 +39,27 @@ def nd_op(fn: Callable[..., Any]) -> Callable[..., Any]:
                 f"nd.{fn.__name__}(..., out=...): jax arrays are immutable, so an operator cannot write "
                 f"into an existing array. Use the returned value: y = nd.{fn.__name__}(...)."
             )
-        return rec(*args, **kwargs)
+        try:
+            return rec(*args, **kwargs)
+        except (ValueError, TypeError, IndexError) as err:
+            if type(err) not in (ValueError, TypeError, IndexError) or str(err).startswith("nd."):
+                raise  # the operator's own message, or an error type of its own
+            raise type(err)(f"nd.{fn.__name__}({_describe(args, kwargs)}): {err}") from err
 
     wrapper.__wrapped__ = fn
     return wrapper
+
+
+def _describe(args: tuple, kwargs: dict[str, Any]) -> str:
+    """The arguments of a failed call, arrays by shape and dtype: ``data: float32 (2, 3), dim=1``."""
+    def show(v: Any) -> str:
+        if hasattr(v, "shape") and hasattr(v, "dtype"):
+            return f"{v.dtype} {tuple(v.shape)}"
+        text = repr(v)
+        return text if len(text) <= 40 else text[:37] + "..."
+    parts = [show(a) for a in args[:6]] + (["..."] if len(args) > 6 else [])
+    parts += [f"{k}={show(v)}" for k, v in kwargs.items()]
+    return ", ".join(parts)
 
 
 def as_array(x: Any) -> jax.Array:

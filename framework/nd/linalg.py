@@ -23,7 +23,7 @@ from ._op import legacy_scalar, nd_op
 
 __all__ = [
     "gemm", "gemm2", "potrf", "potri", "trsm", "trmm", "syrk", "sumlogdiag", "extractdiag", "makediag",
-    "inverse", "det", "slogdet",
+    "inverse", "det", "slogdet", "gelqf", "syevd", "extracttrian", "maketrian",
 ]
 
 
@@ -157,3 +157,6 @@ def slogdet(A: jax.Array) -> list[jax.Array]:
     _square(A, "slogdet")
     sign, logdet = jnp.linalg.slogdet(A)
     return [legacy_scalar(sign), legacy_scalar(logdet)]
+
+
+from .linalg_decomp import extracttrian, gelqf, maketrian, syevd  # noqa: E402  (re-exported)

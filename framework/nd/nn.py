@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +23,8 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from ..autograd import mode as _mode
+from ..np import random as _random
 from ..npx import activations as _act
 from ..npx import conv as _conv
 from ..npx import dense as _dense
@@ -91,16 +94,24 @@ def Pooling(data: jax.Array, kernel: Any = None, pool_type: str = "max", global_
 
 
 @nd_op
+def _batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma, use_global_stats,
+                output_mean_var, axis, cudnn_off, training):
+    return _norm.batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma,
+                            use_global_stats, output_mean_var, axis, cudnn_off, training=training)
+
+
 def BatchNorm(data: jax.Array, gamma: jax.Array, beta: jax.Array, moving_mean: jax.Array,
               moving_var: jax.Array, eps: float = 1e-3, momentum: float = 0.9, fix_gamma: bool = True,
               use_global_stats: bool = False, output_mean_var: bool = False, axis: int = 1,
               cudnn_off: bool = False, min_calib_range: float | None = None,
-              max_calib_range: float | None = None) -> Any:
+              max_calib_range: float | None = None, name: str | None = None, out: Any = None) -> Any:
     """Batch statistics in training mode (``autograd.record()``/``train_mode()``), the moving ones
     otherwise. The moving arrays are not modified (jax arrays are immutable): a 1.x ``hybrid_forward``
-    that needs updated statistics uses ``gluon.nn.BatchNorm``."""
-    return _norm.batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma,
-                            use_global_stats, output_mean_var, axis, cudnn_off)
+    that needs updated statistics uses ``gluon.nn.BatchNorm``. The mode is read when called, so a
+    recorded call is replayed (for ``backward``) in the mode it was recorded in."""
+    return _batch_norm(data, gamma, beta, moving_mean, moving_var, eps, momentum, fix_gamma,
+                       use_global_stats, output_mean_var, axis, cudnn_off, _mode.is_training(), name=name,
+                       out=out)
 
 
 @nd_op
@@ -124,10 +135,17 @@ def GroupNorm(data: jax.Array, gamma: jax.Array, beta: jax.Array, num_groups: in
 
 
 @nd_op
+def _dropout(data, p, mode, axes, cudnn_off, training, key):
+    return _drop.dropout(data, p, mode, axes, cudnn_off, key=key, training=training)
+
+
 def Dropout(data: jax.Array, p: float = 0.5, mode: str = "training", axes: Sequence[int] = (),
-            cudnn_off: bool = False) -> jax.Array:
-    """Dropout in training mode (or always, ``mode='always'``); kept values scaled by 1/(1-p)."""
-    return _drop.dropout(data, p, mode, axes, cudnn_off)
+            cudnn_off: bool = False, name: str | None = None, out: Any = None) -> jax.Array:
+    """Dropout in training mode (or always, ``mode='always'``); kept values scaled by 1/(1-p). The mode
+    and the random key are taken when called, so a recorded call replays with the same mask."""
+    training = _mode.is_training()
+    key = _random.next_key() if (mode == "always" or training) and 0.0 < float(p) < 1.0 else None
+    return _dropout(data, p, mode, axes, cudnn_off, training, key, name=name, out=out)
 
 
 @nd_op
@@ -199,12 +217,44 @@ stop_gradient = BlockGrad
 @nd_op
 def UpSampling(*data: jax.Array, scale: int = 1, sample_type: str = "nearest", num_args: int = 1,
                num_filter: int = 0, multi_input_mode: str = "concat", workspace: int = 512) -> jax.Array:
-    """Nearest-neighbour upsampling of NCHW data by an integer ``scale`` ('bilinear' is not supported)."""
-    if sample_type != "nearest" or len(data) != 1:
-        raise ValueError("nd.UpSampling: only sample_type='nearest' with one input is supported; use "
-                         "jax.image.resize for bilinear resizing")
-    x = data[0]
-    return jnp.repeat(jnp.repeat(x, int(scale), axis=2), int(scale), axis=3)
+    """Upsampling of NCHW data by an integer ``scale``. ``'nearest'``: each input is repeated up to the
+    first input's size times ``scale``, then the inputs are concatenated on the channels (or summed,
+    ``multi_input_mode='sum'``). ``'bilinear'``: ``UpSampling(data, weight, ...)`` is MXNet's grouped
+    deconvolution with the (num_filter, 1, k, k) ``weight``, k = 2*scale - scale%2 (initialise it with
+    ``init.Bilinear()`` for bilinear interpolation).
+
+    >>> import jax.numpy as jnp
+    >>> UpSampling(jnp.ones((1, 1, 2, 2)), scale=2).shape
+    (1, 1, 4, 4)
+    """
+    scale = int(scale)
+    if sample_type == "bilinear":
+        if len(data) != 2:
+            raise ValueError("nd.UpSampling: sample_type='bilinear' takes two inputs, data and weight "
+                             f"(num_filter, 1, k, k); got {len(data)}")
+        x, weight = data
+        channels = int(num_filter) or x.shape[1]
+        k = 2 * scale - scale % 2
+        pad = math.ceil((scale - 1) / 2)
+        return _conv.deconvolution(x, weight, None, (k, k), (scale, scale), (), (pad, pad), (), (), channels,
+                                   channels, workspace, True)
+    if sample_type != "nearest":
+        raise ValueError(f"nd.UpSampling: sample_type={sample_type!r} must be 'nearest' or 'bilinear'")
+    if multi_input_mode not in ("concat", "sum"):
+        raise ValueError(f"nd.UpSampling: multi_input_mode={multi_input_mode!r} must be 'concat' or 'sum'")
+    out_h, out_w = data[0].shape[2] * scale, data[0].shape[3] * scale
+    ups = []
+    for x in data:
+        sh, sw = out_h // x.shape[2], out_w // x.shape[3]
+        if sh * x.shape[2] != out_h or sw * x.shape[3] != out_w:
+            raise ValueError(f"nd.UpSampling: input of shape {tuple(x.shape)} does not scale by an integer "
+                             f"to ({out_h}, {out_w})")
+        ups.append(jnp.repeat(jnp.repeat(x, sh, axis=2), sw, axis=3))
+    if len(ups) == 1:
+        return ups[0]
+    if multi_input_mode == "sum":
+        return functools.reduce(jnp.add, ups)
+    return jnp.concatenate(ups, axis=1)
 
 
 # ----------------------------------------------------------------------------- output layers

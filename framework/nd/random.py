@@ -12,19 +12,28 @@ stream (``mx.random.seed(n)`` makes them reproducible). Draws differ from MXNet'
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as onp
 
+from ..autograd.variable import Variable
+from ..device import current_context
 from ..np.creation import place
 from ..np.random import next_key, seed
 from ._op import nd_op
 
 __all__ = [
     "seed", "uniform", "normal", "randn", "randint", "poisson", "exponential", "gamma", "multinomial",
-    "shuffle", "negative_binomial", "generalized_negative_binomial",
+    "shuffle", "negative_binomial", "generalized_negative_binomial", "uniform_like", "normal_like",
+    "gamma_like", "exponential_like", "poisson_like", "negative_binomial_like",
+    "generalized_negative_binomial_like", "NDArray", "numeric_types", "current_context",
 ]
+
+NDArray = jax.Array
+numeric_types = (float, int, onp.generic)
 
 
 def _shape(shape: Any, *params: Any) -> tuple[int, ...]:
@@ -41,14 +50,19 @@ def _expand(p: Any, shape: tuple[int, ...]) -> Any:
 
 
 def _sampler(fn: Any) -> Any:
+    sig = inspect.signature(fn)
+
     @functools.wraps(fn)
     def wrapper(*args: Any, out: Any = None, **kwargs: Any) -> jax.Array:
         if out is None:
             return fn(*args, **kwargs)
-        if hasattr(out, "written") and hasattr(out, "__setitem__"):  # an initializer's ArraySlot
-            kwargs.setdefault("shape", out.shape)
-            kwargs.setdefault("dtype", out.dtype)
-            out[:] = fn(*args, **kwargs)
+        writable = isinstance(out, Variable) or (hasattr(out, "written") and hasattr(out, "__setitem__"))
+        if writable:  # a Variable, or an initializer's ArraySlot: fill it, shape and dtype from it
+            bound = sig.bind_partial(*args, **kwargs)
+            for name, value in (("shape", out.shape), ("dtype", out.dtype)):
+                if name in sig.parameters and bound.arguments.get(name) is None:
+                    bound.arguments[name] = value
+            out[...] = fn(*bound.args, **bound.kwargs)
             return out
         raise TypeError(f"nd.random.{fn.__name__}(..., out=...): jax arrays are immutable; use the "
                         "returned array")
@@ -161,3 +175,27 @@ def multinomial(data: jax.Array, shape: Any = None, get_prob: bool = False, dtyp
 def shuffle(data: jax.Array) -> jax.Array:
     """A copy of ``data`` with its first axis permuted (jax arrays are immutable)."""
     return jax.random.permutation(next_key(), data, axis=0)
+
+
+def _like(sampler: Any, names: tuple[str, ...]) -> Any:
+    def like(data: jax.Array, *params: Any, out: Any = None, name: str | None = None, **kwargs: Any) -> Any:
+        values = dict(zip(names, params, strict=False))
+        values.update(kwargs)
+        return sampler(**values, shape=tuple(jnp.shape(data)), dtype=jnp.asarray(data).dtype, out=out)
+
+    like.__name__ = like.__qualname__ = sampler.__name__ + "_like"
+    like.__doc__ = f"``{sampler.__name__}`` samples with ``data``'s shape and dtype (parameters {names})."
+    return like
+
+
+uniform_like = _like(uniform, ("low", "high"))
+normal_like = _like(normal, ("loc", "scale"))
+gamma_like = _like(gamma, ("alpha", "beta"))
+poisson_like = _like(poisson, ("lam",))
+negative_binomial_like = _like(negative_binomial, ("k", "p"))
+generalized_negative_binomial_like = _like(generalized_negative_binomial, ("mu", "alpha"))
+
+
+def exponential_like(data: jax.Array, lam: float = 1.0, out: Any = None, name: str | None = None) -> Any:
+    """Exponential samples of rate ``lam`` with ``data``'s shape and dtype."""
+    return exponential(1.0 / lam, shape=tuple(jnp.shape(data)), dtype=jnp.asarray(data).dtype, out=out)

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import jax.numpy as _jnp
 
-from . import random
+from . import linalg, random
+from .compat import *  # noqa: F403  (NumPy names jax.numpy dropped)
+from .compat import __all__ as _compat_all
 from .creation import (
     arange,
     array,
@@ -35,6 +37,8 @@ from .creation import (
     zeros_like,
 )
 from .dispatch import recordable as _recordable
+from .joining import concatenate, stack
+from .textio import genfromtxt
 
 ndarray = _jnp.ndarray
 newaxis = None
@@ -44,6 +48,7 @@ inf = _jnp.inf
 nan = _jnp.nan
 
 __all__ = [
+    "linalg",
     "random",
     "arange",
     "array",
@@ -61,7 +66,20 @@ __all__ = [
     "zeros",
     "zeros_like",
     "ndarray",
+    "stack",
+    "concatenate",
+    "genfromtxt",
+    *_compat_all,
 ]
+
+
+def _recordable_compat() -> None:
+    for _name in _compat_all:
+        if callable(globals()[_name]):
+            globals()[_name] = _recordable(globals()[_name])
+
+
+_recordable_compat()
 
 
 def __getattr__(name: str):

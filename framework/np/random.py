@@ -26,7 +26,8 @@ from .creation import place
 __all__ = [
     "seed", "next_key", "get_state", "set_state", "uniform", "normal", "randn", "rand", "randint",
     "choice", "shuffle", "permutation", "gamma", "beta", "exponential", "multinomial", "bernoulli",
-    "laplace", "logistic", "gumbel", "poisson", "lognormal", "chisquare", "categorical",
+    "laplace", "logistic", "gumbel", "poisson", "lognormal", "chisquare", "categorical", "pareto", "power",
+    "rayleigh", "weibull", "f", "multivariate_normal",
 ]
 
 _lock = threading.Lock()
@@ -229,3 +230,48 @@ def multinomial(n: int, pvals: Any, size: Any = None, ctx: Any = None, *,
     draws = jax.random.categorical(next_key(), jnp.log(pvals), shape=shape + (int(n),))
     counts = jax.nn.one_hot(draws, pvals.shape[-1], dtype=jnp.int32).sum(axis=-2)
     return _out(counts, ctx, device)
+
+
+def _shape_of(size: Any, *params: Any) -> tuple[int, ...]:
+    return _shape(size) if size is not None else jnp.broadcast_shapes(*(jnp.shape(p) for p in params))
+
+
+def pareto(a: Any, size: Any = None, ctx: Any = None, *, device: Any = None) -> jax.Array:
+    """Pareto II (Lomax) draws, as NumPy's: ``exp(E / a) - 1`` with ``E`` standard exponential."""
+    e = jax.random.exponential(next_key(), _shape_of(size, a), jnp.float32)
+    return _out(jnp.expm1(e / jnp.asarray(a, jnp.float32)), ctx, device)
+
+
+def power(a: Any, size: Any = None, ctx: Any = None, *, device: Any = None) -> jax.Array:
+    """Draws on [0, 1] with density ``a x^(a-1)``: ``U^(1/a)``."""
+    u = jax.random.uniform(next_key(), _shape_of(size, a), jnp.float32)
+    return _out(u ** (1.0 / jnp.asarray(a, jnp.float32)), ctx, device)
+
+
+def rayleigh(scale: Any = 1.0, size: Any = None, ctx: Any = None, *, device: Any = None) -> jax.Array:
+    """Rayleigh draws: ``scale * sqrt(2 E)`` with ``E`` standard exponential."""
+    e = jax.random.exponential(next_key(), _shape_of(size, scale), jnp.float32)
+    return _out(jnp.asarray(scale, jnp.float32) * jnp.sqrt(2.0 * e), ctx, device)
+
+
+def weibull(a: Any, size: Any = None, ctx: Any = None, *, device: Any = None) -> jax.Array:
+    """Weibull draws of shape ``a`` (scale 1): ``E^(1/a)``."""
+    e = jax.random.exponential(next_key(), _shape_of(size, a), jnp.float32)
+    return _out(e ** (1.0 / jnp.asarray(a, jnp.float32)), ctx, device)
+
+
+def f(dfnum: Any, dfden: Any, size: Any = None, ctx: Any = None, *, device: Any = None) -> jax.Array:
+    """F-distribution draws: ``(X1 / dfnum) / (X2 / dfden)`` with chi-square ``X1``, ``X2``."""
+    shape = _shape_of(size, dfnum, dfden)
+    num = jax.random.chisquare(next_key(), dfnum, shape, jnp.float32) / dfnum
+    den = jax.random.chisquare(next_key(), dfden, shape, jnp.float32) / dfden
+    return _out(num / den, ctx, device)
+
+
+def multivariate_normal(mean: Any, cov: Any, size: Any = None, check_valid: Any = None, tol: Any = None,
+                        ctx: Any = None, *, device: Any = None) -> jax.Array:
+    """Draws of shape ``size + mean.shape`` from ``N(mean, cov)`` (``cov`` positive semi-definite)."""
+    mean, cov = jnp.asarray(mean, jnp.float32), jnp.asarray(cov, jnp.float32)
+    shape = _shape(size) if size is not None else None
+    x = jax.random.multivariate_normal(next_key(), mean, cov, shape, method="svd")
+    return _out(x, ctx, device)

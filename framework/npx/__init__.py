@@ -12,10 +12,16 @@ from __future__ import annotations
 
 import jax
 
-from ..device import cpu, cpu_pinned, current_context, current_device, device_scope, gpu, num_gpus
+from ..device import Context, cpu, cpu_pinned, current_context, current_device, device_scope, gpu, num_gpus
 from ..np import random
+from ..np._indexing import getitem
+from ..np._scalars import to_float, to_int
 from ..np.dispatch import recordable
 from ..serialization import load, save, savez
+from . import utils
+from .attach_owned import attach_grad_attributes
+from .devices_info import get_cuda_compute_capability, gpu_memory_info
+from .interop import from_dlpack, from_numpy, to_dlpack_for_read
 from .methods import (
     NDArray,
     as_in_context,
@@ -35,20 +41,61 @@ from .ops import __all__ as _ops_all
 
 __all__ = [
     "set_np", "reset_np", "is_np_array", "is_np_shape", "use_np", "waitall",
-    "cpu", "cpu_pinned", "gpu", "num_gpus", "current_context", "current_device", "device_scope",
+    "cpu", "cpu_pinned", "gpu", "num_gpus", "current_context", "current_device", "device_scope", "Context",
+    "gpu_memory_info", "get_cuda_compute_capability", "image",
     "random", "save", "load", "savez",
     "asnumpy", "asscalar", "item", "wait_to_read", "copyto", "copy_into", "as_in_context", "context_of",
-    "device_type", "device_id", "setitem", "NDArray",
+    "device_type", "device_id", "setitem", "getitem", "to_float", "to_int", "attach_grad_attributes",
+    "NDArray", "from_numpy", "from_dlpack", "to_dlpack_for_read", "utils",
     *_ops_all,
 ]
 
 
+def _mode_when_called(fn, p_at: int | None, mode_at: int | None):
+    """``fn`` (batch_norm, dropout, rnn) with ``training`` (and, where it drops, ``key``) fixed when
+    called, so that a call recorded under ``autograd.record()`` replays for ``backward`` in its own mode,
+    with its own mask. ``p_at``/``mode_at``: positions of the ``p``/``mode`` arguments (None: none)."""
+    import functools
+
+    from ..autograd import mode as _mode
+    from ..np import random as _rnd
+
+    rec = recordable(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args, training=None, **kwargs):
+        training = _mode.is_training() if training is None else bool(training)
+        if p_at is not None and kwargs.get("key") is None:
+            p = kwargs.get("p", args[p_at] if len(args) > p_at else (0.5 if mode_at is not None else 0.0))
+            mode = kwargs.get("mode", args[mode_at] if mode_at is not None and len(args) > mode_at
+                              else "training")
+            if (mode == "always" or training) and 0.0 < float(p) < 1.0:
+                kwargs["key"] = _rnd.next_key()
+        return rec(*args, training=training, **kwargs)
+
+    return wrapper
+
+
+_WHEN_CALLED = {"batch_norm": (None, None), "dropout": (1, 2), "rnn": (9, None)}
+
+
 def _make_recordable() -> None:
     for _name in _ops_all:
-        globals()[_name] = recordable(globals()[_name])
+        fn = globals()[_name]
+        if _name in _WHEN_CALLED:
+            globals()[_name] = _mode_when_called(fn, *_WHEN_CALLED[_name])
+        else:
+            globals()[_name] = recordable(fn)
 
 
 _make_recordable()
+
+
+#: MXNet 1.9.1 ``mx.npx`` names that are not offered: modules and helpers its file imports, not API.
+NOT_SUPPORTED: dict[str, str] = {
+    n: "a name MXNet's numpy_extension module imports for itself (Python's or MXNet's internals), not API"
+    for n in ("check_call", "classproperty", "ctypes", "threading", "warnings", "with_metaclass")
+}
 
 
 def set_np(shape: bool = True, array: bool = True, dtype: bool = False) -> None:
@@ -79,4 +126,10 @@ def waitall() -> None:
 
 
 def __getattr__(name: str):
+    if name == "image":  # imported when first used (it reads framework.nd and framework.image)
+        import importlib
+
+        module = importlib.import_module(".image", __name__)
+        globals()["image"] = module
+        return module
     raise AttributeError(f"framework.npx has no attribute {name!r}")

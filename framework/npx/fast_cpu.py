@@ -28,7 +28,6 @@ The ``supports_*`` predicates say when ``npx`` should dispatch here on the CPU b
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Sequence
 
 import jax
@@ -37,15 +36,19 @@ import numpy as onp
 from jax import lax
 from jax.typing import DTypeLike
 
+from .. import config
+
 __all__ = [
     "enabled", "conv2d", "max_pool2d", "conv2d_maxpool2d",
     "supports_conv2d", "supports_max_pool2d", "supports_conv2d_maxpool2d", "block_width",
 ]
 
 def enabled() -> bool:
-    """Whether the framework dispatches to these kernels on the CPU backend (``FRAMEWORK_FAST_CPU=0``
-    turns them off, e.g. to compare against XLA's own convolution)."""
-    return os.environ.get("FRAMEWORK_FAST_CPU", "1") != "0" and jax.default_backend() == "cpu"
+    """Whether the framework dispatches to these kernels: the ``fast_cpu`` switch of
+    :mod:`framework.config` is on (``FRAMEWORK_FAST_CPU=0`` or ``config.set(fast_cpu=False)`` turns it
+    off, e.g. to compare against XLA's own convolution) and the computation runs on the CPU (the device
+    of the program being built, else JAX's default backend: :func:`framework.config.platform`)."""
+    return config.fast_cpu_active()
 
 
 IntPair = int | Sequence[int]

@@ -29,6 +29,8 @@ from .. import device as _device
 from ..autograd import tape
 from ..autograd.tape import Recorded
 from ..autograd.variable import Variable
+from ..device import AbsentDevice, as_device
+from ..np._indexing import is_framework_array, normalize_index
 
 __all__ = [
     "asnumpy", "asscalar", "item", "wait_to_read", "copyto", "copy_into", "as_in_context", "context_of",
@@ -96,7 +98,7 @@ def wait_to_read(x: Any) -> None:
 
 
 def _is_device(target: Any) -> bool:
-    return isinstance(target, jax.Device)
+    return isinstance(target, (jax.Device, AbsentDevice))
 
 
 def copyto(x: Any, target: Any) -> Any:
@@ -110,7 +112,7 @@ def copyto(x: Any, target: Any) -> Any:
     (True, [1.0, 1.0, 1.0])
     """
     if _is_device(target):
-        return jax.device_put(_value(x), target)
+        return jax.device_put(_value(x), as_device(target))
     if isinstance(target, Variable):
         target[...] = x
         return target
@@ -156,7 +158,7 @@ def as_in_context(x: Any, ctx: Any) -> Any:
             return x
     except ValueError:
         pass
-    return jax.device_put(_value(x), ctx)
+    return jax.device_put(_value(x), as_device(ctx))
 
 
 def context_of(x: Any) -> jax.Device:
@@ -196,7 +198,8 @@ def device_id(ctx: Any) -> int:
 def setitem(x: Any, index: Any, value: Any) -> Any:
     """``x[index] = value``: a Variable (or NumPy array, list, dict) is changed in place and returned;
     a ``jax.Array`` cannot change, so the updated copy is returned (the porter writes
-    ``x = npx.setitem(x, index, value)``). The value is cast to ``x``'s dtype, as MXNet does.
+    ``x = npx.setitem(x, index, value)``). The value is cast to ``x``'s dtype, as MXNet does, and so is
+    the index of an array: float index arrays are cast to integers, ranges and lists made index arrays.
 
     >>> from framework import np, npx
     >>> x = np.zeros((2, 2))
@@ -204,6 +207,8 @@ def setitem(x: Any, index: Any, value: Any) -> Any:
     >>> x.tolist()
     [[0.0, 0.0], [0.0, 7.0]]
     """
+    if is_framework_array(x):
+        index = normalize_index(index)
     if isinstance(x, Variable):
         x[index] = value
         return x
@@ -216,4 +221,11 @@ def setitem(x: Any, index: Any, value: Any) -> Any:
 
 
 def _set(x: jax.Array, index: Any, value: Any) -> jax.Array:
-    return x.at[index].set(jnp.asarray(value).astype(x.dtype))
+    value = jnp.asarray(value).astype(x.dtype)
+    try:
+        return x.at[index].set(value)
+    except ValueError:
+        # MXNet (as NumPy) drops a value's leading length-1 axes the slot does not have: z[2] = (1, 1)
+        while value.ndim and value.shape[0] == 1:
+            value = value[0]
+        return x.at[index].set(value)

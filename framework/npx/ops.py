@@ -1,7 +1,8 @@
 """The npx operator catalogue: MXNet's neural-network operators as pure functions (NCHW).
 
 Each family lives in its own module (``activations``, ``conv``, ``pool``, ``normalization``, ``drop``,
-``dense``, ``indexing``, ``shape``, ``special``; no module is named like a function, so
+``dense``, ``indexing``, ``shape``, ``special``, ``tensor_ops``, ``roi``,
+``multibox``, ``fused_rnn``; no module is named like a function, so
 ``import framework.npx.conv`` is never shadowed). ``framework.npx`` star-imports this catalogue and
 makes each operator record under ``autograd.record``; layers call the module functions directly.
 
@@ -29,11 +30,25 @@ from .activations import (
 from .conv import convolution, deconvolution
 from .dense import fully_connected
 from .drop import dropout
+from .fused_rnn import rnn
 from .indexing import embedding, one_hot, pick, sequence_mask, topk
+from .multibox import multibox_detection, multibox_prior, multibox_target
 from .normalization import batch_norm, group_norm, instance_norm, layer_norm, update_running_stat
 from .pool import pooling
+from .roi import roi_pooling
 from .shape import arange_like, batch_flatten, reshape, reshape_shape
 from .special import digamma, erf, erfinv, gamma, gammaln
+from .tensor_ops import (
+    batch_dot,
+    cast,
+    constraint_check,
+    gather_nd,
+    nonzero,
+    reshape_like,
+    shape_array,
+    slice,
+    smooth_l1,
+)
 
 __all__ = [
     # activations
@@ -49,4 +64,11 @@ __all__ = [
     "reshape", "batch_flatten", "arange_like", "reshape_shape",
     # special
     "erf", "erfinv", "gamma", "gammaln", "digamma",
+    # tensor_ops
+    "batch_dot", "gather_nd", "nonzero", "reshape_like", "slice", "smooth_l1", "cast", "shape_array",
+    "constraint_check",
+    # detection
+    "roi_pooling", "multibox_prior", "multibox_target", "multibox_detection",
+    # fused_rnn
+    "rnn",
 ]

@@ -49,6 +49,22 @@ def register(klass: type[Optimizer]) -> type[Optimizer]:
     return klass
 
 
+def _check_lr(what: str, lr: Any) -> Any:
+    """``lr`` if it is a finite number >= 0 (a negative rate climbs the loss, NaN poisons every weight)."""
+    import math
+
+    try:
+        value = None if isinstance(lr, (bool, str)) else float(lr)  # a 0-d array converts too
+    except (TypeError, ValueError):
+        value = None
+    if value is not None and math.isfinite(value) and value >= 0:
+        return lr
+    if value is not None:
+        raise ValueError(f"{what} must be a finite number >= 0; got {lr!r}. A negative learning rate "
+                         "ascends the loss and NaN/Inf corrupts every parameter: pass e.g. 0.01.")
+    raise TypeError(f"{what} must be a number; got {lr!r} ({type(lr).__name__}).")
+
+
 def create(name: Any, **kwargs: Any) -> Optimizer:
     """An optimizer by (case-insensitive) name, e.g. ``create('sgd', learning_rate=0.1, momentum=0.9)``.
 
@@ -117,12 +133,14 @@ class Optimizer(StrictKwargs, IndexedUpdates):
         # MXNet 1.9.1: no learning_rate -> the scheduler's base_lr drives it, else 0.01 (SGD's default;
         # MXNet 2.0 moved it to 0.1). An explicit learning_rate overrides the scheduler's base_lr.
         if learning_rate is None:
-            learning_rate = 0.01 if lr_scheduler is None else lr_scheduler.base_lr
+            # a plain callable scheduler (MXNet only calls it) has no base_lr: its first rate stands in
+            base = getattr(lr_scheduler, "base_lr", None) if lr_scheduler is not None else 0.01
+            learning_rate = base if base is not None else float(lr_scheduler(int(begin_num_update)))
         elif lr_scheduler is not None and lr_scheduler.base_lr != learning_rate:
             warnings.warn(UserWarning("learning rate from ``lr_scheduler`` has been overwritten by "
                                       "``learning_rate`` in optimizer."), stacklevel=2)
             lr_scheduler.base_lr = learning_rate
-        self.lr = learning_rate
+        self.lr = _check_lr(f"{type(self).__name__}: learning_rate", learning_rate)
         self.wd = wd
         self.begin_num_update = int(begin_num_update)
         self.num_update = int(begin_num_update)
@@ -151,7 +169,7 @@ class Optimizer(StrictKwargs, IndexedUpdates):
             raise UserWarning("LRScheduler of the optimizer has already been defined. Note that "
                               "set_learning_rate can mutate the value of the learning rate of the optimizer "
                               "only when the LRScheduler of the optimizer is undefined.")
-        self.lr = lr
+        self.lr = _check_lr(f"{type(self).__name__}.set_learning_rate: lr", lr)
 
     def set_lr_mult(self, args_lr_mult: Mapping[Any, float]) -> None:
         """Per-parameter learning-rate multipliers (used by :meth:`to_optax` unless it is given some)."""

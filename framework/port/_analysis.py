@@ -17,6 +17,11 @@ __all__ = ["ModuleInfo", "analyse", "dotted", "root_name", "map_module", "DEVICE
 _RENAMED = {"ndarray": "nd", "numpy": "np", "numpy_extension": "npx", "context": "device",
             "init": "initializer"}
 
+# libraries whose values are never MXNet arrays; a value made by any other module (a user's helper
+# module, which may well return MXNet arrays: ``d2l.ones(...)``) is of unknown kind
+FOREIGN_LIBRARIES = {"numpy", "pandas", "scipy", "torch", "tensorflow", "PIL", "cv2", "matplotlib", "sklearn",
+                     "jax", "math", "random", "os", "sys", "json", "pickle", "time", "collections", "re",
+                     "itertools", "functools", "pathlib", "io", "csv", "gzip", "zipfile", "tarfile"}
 _CONTAINER_CALLS = {"list", "dict", "set", "tuple", "defaultdict", "OrderedDict", "deque"}
 DEVICE_FUNCS = {"cpu", "gpu", "cpu_pinned", "Context", "Device", "current_context", "current_device"}
 
@@ -150,7 +155,7 @@ class _Collector(cst.CSTVisitor):
             if path.startswith(("framework.nd", "framework.np", "framework.npx")) or \
                     path in ("framework.autograd.attach_grad",):
                 return "array"
-            if path and not path.startswith("framework"):
+            if path and path.split(".")[0] in FOREIGN_LIBRARIES:
                 return "other"
         return None
 

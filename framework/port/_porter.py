@@ -10,12 +10,27 @@ from pathlib import Path
 
 import libcst as cst
 
+from .._files import read_bytes
 from ._analysis import analyse, dotted
+from ._write import collect
 from .report import Report
 from .rules import ORDER
 from .rules._base import PortContext
 
-__all__ = ["PortedFile", "port_source", "port_paths", "iter_python_files"]
+__all__ = ["PortedFile", "PortError", "port_source", "port_paths", "iter_python_files"]
+
+
+class PortError(SyntaxError):
+    """The porter made code that does not compile (or a rule failed): names the file, line and rule.
+
+    Nothing is written or run when it is raised; the source stays as it was. It is a porter bug: report
+    it with the named construct."""
+
+    def __init__(self, path: str, line: int, rule: str, why: str, text: str | None = None) -> None:
+        super().__init__(f"{path}:{line}: the porter's rule {rule!r} made code that does not compile "
+                         f"({why}); nothing was written or run. Port this construct by hand, and report "
+                         "it as a porter bug", (path, line or 1, None, text))
+        self.rule = rule
 
 
 @dataclass
@@ -85,16 +100,44 @@ def port_source(source: str, path: str = "<string>", report: Report | None = Non
         report.skipped.append(path)
         return source
     ctx = PortContext(path=path, info=info, report=report, module=module)
+    steps: list[tuple[str, str]] = []  # (rule, code after it), kept to name the rule of a failure
     for rule in ORDER:
         ctx.module = module
-        module = cst.MetadataWrapper(module, unsafe_skip_copy=True).visit(rule(ctx))
+        try:
+            module = cst.MetadataWrapper(module, unsafe_skip_copy=True).visit(rule(ctx))
+        except Exception as e:  # noqa: BLE001  (libcst's CSTValidationError and any rule's bug)
+            raise PortError(path, 0, rule.__name__, f"{type(e).__name__}: {e}") from e
+        steps.append((rule.__name__, module.code))
     if ctx.needs:
         report.count("add_import")
         module = _add_imports(module, ctx.needs)
+        steps.append(("add_import", module.code))
     out = module.code
     if out != source:
+        _check_compiles(source, out, path, steps)
         report.changed.append(path)
     return out
+
+
+def _check_compiles(source: str, out: str, path: str, steps: list[tuple[str, str]]) -> None:
+    """``out`` compiles, or :class:`PortError` names the line and the first rule whose output does not."""
+    try:
+        compile(out, path, "exec", dont_inherit=True)
+        return
+    except SyntaxError as e:
+        err = e
+    try:
+        compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError:
+        return  # the source itself does not compile here (another Python's syntax): not the porter's doing
+    rule = steps[-1][0]
+    for name, code in steps:
+        try:
+            compile(code, path, "exec", dont_inherit=True)
+        except SyntaxError as e:
+            rule, err = name, e
+            break
+    raise PortError(path, err.lineno or 0, rule, err.msg, err.text)
 
 
 def iter_python_files(paths: Iterable[str | os.PathLike]) -> Iterator[Path]:
@@ -105,11 +148,12 @@ def iter_python_files(paths: Iterable[str | os.PathLike]) -> Iterator[Path]:
             yield p
 
 
+def read_source(path: str | os.PathLike) -> str:
+    """A module's text (a regular file only: a FIFO named ``x.py`` cannot block; newlines kept)."""
+    return read_bytes(path, what="Python file").decode("utf-8")
+
+
 def port_paths(paths: Iterable[str | os.PathLike], report: Report) -> list[PortedFile]:
-    """Port every ``.py`` file under ``paths`` (nothing is written)."""
-    out = []
-    for f in iter_python_files(paths):
-        with open(f, encoding="utf-8", newline="") as fh:
-            source = fh.read()
-        out.append(PortedFile(str(f), source, port_source(source, str(f), report)))
-    return out
+    """Port every ``.py`` file under ``paths`` (nothing is written; see :func:`.collect` for which)."""
+    return [PortedFile(f, source := read_source(f), port_source(source, f, report))
+            for f in collect(paths).files]

@@ -37,7 +37,15 @@ RULES: dict[str, str] = {
     "attach_grad": "x.attach_grad() -> x = autograd.attach_grad(x) (names, attributes, subscripts)",
     "attach_grad_loop": "for p in ps: p.attach_grad() -> ps[:] = [autograd.attach_grad(p) for p in ps]",
     "setitem": "x[i] = v -> x = npx.setitem(x, i, v); x[i] += v likewise",
+    "scalar": "float(x) / int(x) -> npx.to_float(x) / npx.to_int(x) (one-element arrays of any rank)",
+    "getitem": "x[range(n), y] / x[float_array] / x[[0, 2]] -> npx.getitem(x, ...) (MXNet's index casts)",
     "add_import": "from framework import npx / autograd added where a rewrite needs it",
+    "np_builtin_alias": "np.float / int / bool / object / complex / str / long / unicode -> the builtin",
+    "np_removed_alias": "np.bool8 -> np.bool_, np.float_ -> np.float64, np.NaN -> np.nan, ... (NumPy 2)",
+    "np_asscalar": "np.asscalar(a) -> a.item()",
+    "np_removed_call": "np.msort / in1d / asfarray / alen / rank / issubclass_ -> NumPy 2's spelling",
+    "array_method": "x.reshape((0, -1)) / x.expand_dims(1) on an MXNet array -> F.reshape(x, (0, -1))",
+    "version": "mx.__version__ -> mx.base.__version__ (the MXNet API version implemented, 1.9.1)",
 }
 
 

@@ -20,6 +20,7 @@ from typing import Any
 import jax
 import numpy as onp
 
+from .._files import open_regular
 from ..device import as_device, cpu
 from ._format import STYPE_NAMES, ParamsFormatError
 from ._layout import Raw, parse
@@ -101,7 +102,7 @@ def _read_source(source: Any) -> tuple[onp.ndarray, str]:
         return onp.frombuffer(source, onp.uint8).copy(), "<bytes>"
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
-        with open(path, "rb") as f:
+        with open_regular(path, what="parameter file") as f:
             size = os.fstat(f.fileno()).st_size
             buf = onp.empty(size, onp.uint8)  # not zero-filled: readinto writes every byte
             got = 0
@@ -111,10 +112,7 @@ def _read_source(source: Any) -> tuple[onp.ndarray, str]:
                     if not n:
                         break
                     got += n
-            rest = f.read()  # a file that grew, or one whose size fstat does not know
-        buf = buf[:got]
-        if rest:
-            buf = onp.concatenate([buf, onp.frombuffer(rest, onp.uint8)])
+        buf = buf[:got]  # the size at open bounds the read: a file that grows cannot exhaust memory
         return buf, os.fsdecode(path)
     if hasattr(source, "read"):
         data = source.read()

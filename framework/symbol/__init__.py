@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from ._abstract import get_max_bytes, set_max_bytes
 from ._attrs import AttrError
 from ._graph import Graph, Node, SymbolFileError, parse_graph, read_graph
 from ._interp import Program, UnknownOperatorError
@@ -21,4 +22,5 @@ from ._symbol import Symbol, Variable, load, load_json, var
 __all__ = [
     "Symbol", "load", "load_json", "var", "Variable", "Graph", "Node", "Program", "parse_graph",
     "read_graph", "supported_ops", "SymbolFileError", "UnknownOperatorError", "AttrError", "ExportError",
+    "set_max_bytes", "get_max_bytes",
 ]

@@ -29,6 +29,7 @@ import jax
 import numpy as onp
 from jax.extend import core as jcore
 
+from .. import config
 from ._graph import Graph, Node
 from ._lower import LOWER, Emitter, ExportError, Value
 
@@ -39,15 +40,8 @@ __all__ = ["export_block", "trace_to_graph", "ExportError"]
 def _portable_kernels():
     """Trace XLA's own convolution/pooling, not the CPU-specific fast kernels (their primitives are
     GEMM bands with no MXNet counterpart)."""
-    old = os.environ.get("FRAMEWORK_FAST_CPU")
-    os.environ["FRAMEWORK_FAST_CPU"] = "0"
-    try:
+    with config.override(fast_cpu=False):
         yield
-    finally:
-        if old is None:
-            os.environ.pop("FRAMEWORK_FAST_CPU", None)
-        else:
-            os.environ["FRAMEWORK_FAST_CPU"] = old
 
 
 def _inline(em: Emitter, jaxpr: jcore.Jaxpr, consts: list[Any], args: list[Any], where: str) -> list[Any]:

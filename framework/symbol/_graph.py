@@ -18,6 +18,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._files import FileTooLargeError, read_bytes
 from ._ops import num_outputs
 
 __all__ = ["SymbolFileError", "Node", "Graph", "parse_graph", "read_graph", "MAX_SYMBOL_BYTES"]
@@ -154,8 +155,9 @@ def parse_graph(text: str | bytes, source: str = "<string>") -> Graph:
 def read_graph(path: str | os.PathLike) -> Graph:
     """Read ``path`` (a ``-symbol.json`` file) with :func:`parse_graph`."""
     path = os.fspath(path)
-    size = os.path.getsize(path)
-    if size > MAX_SYMBOL_BYTES:
-        raise _fail(path, f"is {size} bytes, above the {MAX_SYMBOL_BYTES}-byte limit")
-    with open(path, "rb") as f:
-        return parse_graph(f.read(), path)
+    try:
+        data = read_bytes(path, what="symbol file", max_bytes=MAX_SYMBOL_BYTES)
+    except FileTooLargeError:
+        raise _fail(path, f"is {os.path.getsize(path)} bytes, above the {MAX_SYMBOL_BYTES}-byte "
+                          "limit") from None
+    return parse_graph(data, path)

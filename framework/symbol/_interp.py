@@ -5,6 +5,14 @@ one is an error naming it, its node and the supported list) and classifies the v
 trained arguments and auxiliary states (those fed to an operator's aux slots: BatchNorm's running
 statistics). ``program(params, inputs, training=..., key=...)`` returns ``(outputs, new_aux)``.
 
+Nothing of an imported graph runs before it is validated. At construction every node is checked against
+the operator table's contract (:mod:`._schema`: arity, and the type and domain of each attribute). Before
+the first run with given input and parameter shapes, the whole graph is evaluated abstractly
+(``jax.eval_shape``, node by node: no array is allocated) so an operator that would fail fails here, as
+a ``SymbolFileError`` naming the file and the node, and every node's outputs are held to a size budget,
+``max_bytes``: by default 64 times the size of the parameters and inputs (at least 64 MiB), or what
+``Program(..., max_bytes=N)`` or :func:`set_max_bytes` says.
+
 >>> from framework.symbol._graph import parse_graph
 >>> g = parse_graph('{"nodes": [{"op": "null", "name": "x", "inputs": []},'
 ...                 ' {"op": "null", "name": "w", "inputs": []},'
@@ -25,9 +33,11 @@ from typing import Any
 
 import jax
 
+from ._abstract import check_abstract
 from ._attrs import Attrs
 from ._graph import Graph, SymbolFileError
 from ._ops import OPS, Call, LazyZeros, num_outputs, supported_ops
+from ._schema import check_node
 
 __all__ = ["Program", "UnknownOperatorError"]
 
@@ -39,9 +49,12 @@ class UnknownOperatorError(SymbolFileError):
 class Program:
     """See the module docstring."""
 
-    def __init__(self, graph: Graph, input_names: Sequence[str], source: str = "symbol") -> None:
+    def __init__(self, graph: Graph, input_names: Sequence[str], source: str = "symbol", *,
+                 max_bytes: int | None = None) -> None:
         self.graph = graph
         self.source = source
+        self.max_bytes = max_bytes
+        self._checked: set[Any] = set()
         nodes = graph.nodes
         needed = set()
         stack = [nid for nid, _ in graph.heads]
@@ -63,6 +76,7 @@ class Program:
                 raise UnknownOperatorError(
                     f"{source}: node {nid} ({n.name!r}) uses operator {n.op!r}, which is not supported. "
                     f"Supported operators: {', '.join(supported_ops())}")
+            check_node(source, nid, n.name, n.op, n.attrs, len(n.inputs))
             self.attrs[nid] = Attrs(n.attrs, n.name, n.op)
             for pos in spec.aux:
                 if pos < len(n.inputs):
@@ -117,6 +131,11 @@ class Program:
             if name not in params:
                 raise KeyError(f"{self.source}: no value for parameter {name!r}")
             values[self.var_node[name]] = (params[name],)
+        signature = (training, tuple((tuple(getattr(v[0], "shape", ())), str(getattr(v[0], "dtype", "")))
+                                     for v in values.values()))
+        if signature not in self._checked:  # once per shapes: nothing runs before the graph is checked
+            check_abstract(self, values, training, key)
+            self._checked.add(signature)
         updates: dict[str, Any] = {}
         for nid in self.order:
             n = nodes[nid]

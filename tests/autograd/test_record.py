@@ -223,10 +223,11 @@ def test_sum_after_backward_is_the_backwards_total(dtype):
     layer = dense(3, 4)
     layer.cast(dtype)
     x = np.array(onp.random.RandomState(0).uniform(-1, 1, (5, 4)).astype(dtype))
-    with autograd.record():
-        loss = layer(x) * 2
-    assert loss._sum is None
-    loss.backward()
+    for _ in range(2):  # the second time, the graph's description repeats: one whole-graph program
+        with autograd.record():
+            loss = layer(x) * 2
+        assert loss._sum is None
+        loss.backward()
     total = loss.sum()
     onp.testing.assert_allclose(onp.asarray(total), onp.asarray(jnp.sum(loss.value)), rtol=1e-6)
     assert total.dtype == loss.dtype and total.shape == ()

@@ -18,8 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 TARGETS = targets()
-SLICE = {"params": 800, "idx": 600, "checkpoint": 300, "npz": 400, "symbol": 150, "recordio": 400,
-         "trainer_states": 200}
+SLICE = {"params": 800, "idx": 600, "checkpoint": 300, "npz": 400, "symbol": 40, "recordio": 400,
+         "trainer_states": 200, "image": 300}
+# symbol cases run the graph (op by op, seconds for the first of each template): the slice only here
+SLOW = {"symbol"}
 # Formats whose loader is known to fail some cases until its owner lands the fix, with the reason
 # (strict xfail: the marker must go when the fix lands). Empty: every format passes.
 KNOWN_FAILING: dict[str, str] = {}
@@ -48,7 +50,7 @@ def test_seeded_slice_loads_or_raises_the_documented_error(name, tmp_path):
     assert not failed, f"{len(failed)} failing cases, first: " + "\n".join(failed[:5])
 
 
-@pytest.mark.parametrize("name", [n for n in TARGETS if n not in KNOWN_FAILING])
+@pytest.mark.parametrize("name", [n for n in TARGETS if n not in KNOWN_FAILING and n not in SLOW])
 @settings(max_examples=60, deadline=None, database=None)
 @given(index=st.integers(10**6, 10**12))
 def test_cases_hypothesis_picks_load_or_raise_the_documented_error(name, index, tmp_path_factory):

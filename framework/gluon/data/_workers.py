@@ -128,6 +128,7 @@ class ThreadPool:
         import queue
 
         self._tasks: queue.SimpleQueue = queue.SimpleQueue()
+        self._retired: set[int] = set()
         self._threads = [threading.Thread(target=self._serve, args=(i,), name=f"DataLoader-{i}", daemon=True)
                          for i in range(num_workers)]
         for t in self._threads:
@@ -135,6 +136,8 @@ class ThreadPool:
 
     def _serve(self, index: int) -> None:
         while True:
+            if index in self._retired:  # it timed out: a new thread took its place
+                return
             task = self._tasks.get()
             if task is None:
                 return
@@ -159,6 +162,14 @@ class ThreadPool:
         except concurrent.futures.TimeoutError:
             who = "no DataLoader thread worker was free" if ticket.worker is None else \
                 f"DataLoader thread worker {ticket.worker}"
+            if ticket.worker is not None and ticket.worker not in self._retired:
+                # a thread cannot be stopped: it retires when its sample returns; a new one serves meanwhile
+                self._retired.add(ticket.worker)
+                index = len(self._threads)
+                thread = threading.Thread(target=self._serve, args=(index,), name=f"DataLoader-{index}",
+                                          daemon=True)
+                self._threads.append(thread)
+                thread.start()
             raise TimeoutError(f"{who} timed out after {timeout} seconds loading batch {ticket.batch} "
                                f"({_samples(ticket.indices)}). {_TIMEOUT_HINT}") from None
 
@@ -199,6 +210,7 @@ class ProcessPool:
         self._meta: dict[int, tuple[int, Any]] = {}
         self.broken: str | None = None
         env = dict(os.environ, JAX_PLATFORMS="cpu")  # a worker must never claim an accelerator
+        self._env, self._lazy, self._payload = env, lazy_imports, payload
         try:
             for index in range(num_workers):
                 self._workers.append(self._start(index, env, lazy_imports))
@@ -250,8 +262,11 @@ class ProcessPool:
             if not worker.results.poll(timeout):
                 batch = self._meta.get(ticket, (None,))[0]
                 indices = self._meta.get(ticket, (None, None))[1]
-                raise TimeoutError(f"{worker.describe()} timed out after {timeout} seconds loading batch "
-                                   f"{batch} ({_samples(indices)}). {_TIMEOUT_HINT}")
+                who = worker.describe()
+                self._replace(worker)  # a hung worker is never given another batch
+                raise TimeoutError(f"{who} timed out after {timeout} seconds loading batch {batch} "
+                                   f"({_samples(indices)}); it was stopped and a new worker replaces it. "
+                                   f"{_TIMEOUT_HINT}")
             try:
                 message = receive_message(worker.results)
             except (EOFError, OSError):
@@ -270,6 +285,20 @@ class ProcessPool:
             raise RuntimeError(f"{worker.describe()} raised {message[2]} while loading batch {batch} "
                                f"({_samples(indices)}). Worker traceback:\n{message[3]}")
         return message[2]
+
+    def _replace(self, worker: _Worker) -> None:
+        """Kill ``worker`` (hung) and start a fresh one in its place; its batches in flight are lost."""
+        n = len(self._workers)
+        for t in [t for t in self._meta if t % n == worker.index and t not in self._inbox]:
+            self._meta.pop(t, None)
+            self._dropped.discard(t)
+        for end in (worker.tasks, worker.results):
+            end.close()
+        worker.proc.kill()
+        worker.proc.wait()
+        fresh = self._start(worker.index, self._env, self._lazy)
+        self._workers[worker.index] = fresh
+        fresh.tasks.send_bytes(self._payload)
 
     def discard(self, tickets: list[int]) -> None:
         """Results of these tickets are no longer wanted: drop them when they arrive."""

@@ -26,13 +26,17 @@ from typing import Any
 
 import numpy as onp
 
+from ...util import is_np_array as is_np_array  # MXNet's imports
+from ...util import is_np_shape as is_np_shape
+from ...util import set_np as set_np
 from ._batching import make_batch
+from ._multiworker import _MultiWorkerIter
 from ._rng import draw_seed
 from ._workers import ProcessPool, ThreadPool, UnpicklableDatasetError, pickle_for_workers
-from .batchify import default_batchify_fn
+from .batchify import default_batchify_fn, default_mp_batchify_fn
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
-__all__ = ["DataLoader"]
+__all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn", "_MultiWorkerIter"]
 
 
 @functools.cache

@@ -32,7 +32,7 @@ class RecordFileDataset(Dataset):
         self.filename = os.fspath(filename)
         self.idx_file = os.path.splitext(self.filename)[0] + ".idx"
         for path, what in ((self.filename, "record"), (self.idx_file, "index")):
-            if not os.path.isfile(path):
+            if not os.path.exists(path):  # a special file is refused by the reader, by name
                 raise FileNotFoundError(f"RecordFileDataset: {what} file {path!r} does not exist (a .rec "
                                         "file needs its .idx beside it; im2rec writes both)")
         self._record = recordio.MXIndexedRecordIO(self.idx_file, self.filename, "r")

@@ -13,6 +13,7 @@ recorded under ``autograd.record()``; ``loss.functional_call({}, pred, label)`` 
 
 from __future__ import annotations
 
+from ._mxnet_helpers import _apply_weighting, _reshape_like
 from .base import (
                    HingeLoss,
                    HuberLoss,
@@ -27,10 +28,25 @@ from .base import (
                    SoftmaxCrossEntropyLoss,
                    SquaredHingeLoss,
 )
+from .sdml import SDMLLoss
 from .structured import CosineEmbeddingLoss, CTCLoss, PoissonNLLLoss, TripletLoss
 
 __all__ = [
     "Loss", "L2Loss", "L1Loss", "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "SigmoidBinaryCrossEntropyLoss",
     "SigmoidBCELoss", "KLDivLoss", "HuberLoss", "HingeLoss", "SquaredHingeLoss", "LogisticLoss",
-    "TripletLoss", "CosineEmbeddingLoss", "PoissonNLLLoss", "CTCLoss",
+    "TripletLoss", "CosineEmbeddingLoss", "PoissonNLLLoss", "CTCLoss", "_apply_weighting", "_reshape_like",
+    "SDMLLoss",
 ]
+
+
+def __getattr__(name: str):
+    """MXNet's loss module also offers ``HybridBlock`` and ``is_np_array``, which it imports."""
+    if name == "HybridBlock":
+        from ..block import HybridBlock
+
+        return HybridBlock
+    if name == "is_np_array":
+        from ...util import is_np_array
+
+        return is_np_array
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

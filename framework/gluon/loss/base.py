@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as onp
 
 from ..block import HybridBlock
+from ..hybrid_forward import call_hybrid_forward, defines_hybrid_forward
 
 __all__ = [
     "Loss", "L2Loss", "L1Loss", "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "SigmoidBinaryCrossEntropyLoss",
@@ -62,7 +63,7 @@ _SIGNATURES: dict[type, tuple[inspect.Signature, int, int]] = {}
 def _signature(cls: type, forward: Any) -> tuple[inspect.Signature, int, int]:
     """(signature, required, plain): a call of ``required`` to ``plain`` positional non-None arguments
     and no keywords binds as given (every omitted parameter defaults to None)."""
-    sig = inspect.signature(forward)
+    sig = forward if isinstance(forward, inspect.Signature) else inspect.signature(forward)
     params = list(sig.parameters.values())
     positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     plain = 0
@@ -98,7 +99,7 @@ class Loss(HybridBlock):
         return f"{type(self).__name__}(batch_axis={self._batch_axis}, w={self._weight})"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        sig, required, plain = _SIGNATURES.get(type(self)) or _signature(type(self), self.forward)
+        sig, required, plain = _SIGNATURES.get(type(self)) or _signature(type(self), self._call_target())
         if not kwargs and required <= len(args) <= plain and all(a is not None for a in args):
             return super().__call__(*args)  # what binding would give: no keyword, no None to drop
         try:
@@ -111,8 +112,20 @@ class Loss(HybridBlock):
             values.pop()
         return super().__call__(*[_ABSENT if v is None else v for v in values])
 
-    def forward(self, pred: Any, label: Any, sample_weight: Any = None) -> Any:  # pragma: no cover
-        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+    def _call_target(self) -> Any:
+        """What a call binds its arguments to: ``forward``, or a 1.x subclass's ``hybrid_forward``
+        without ``F`` and the Parameters it receives by name."""
+        if not defines_hybrid_forward(self):
+            return self.forward
+        sig = inspect.signature(self.hybrid_forward)
+        params = list(sig.parameters.values())[1:]
+        return sig.replace(parameters=[p for p in params if p.name not in self._reg_params])
+
+    def forward(self, *args: Any) -> Any:
+        """A 1.x subclass's ``hybrid_forward(F, pred, label, ...)``, an argument left out as None."""
+        if defines_hybrid_forward(self):
+            return call_hybrid_forward(self, *[a if _given(a) else None for a in args])
+        raise NotImplementedError(f"{type(self).__name__} must define forward() (or 1.x's hybrid_forward)")
 
 
 class L2Loss(Loss):

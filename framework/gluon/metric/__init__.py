@@ -26,10 +26,12 @@ from .base import (
                    register,
 )
 from .classification import F1, MCC, Accuracy, BinaryAccuracy, Fbeta, TopKAccuracy
+from .extra import PCC, Caffe, NegativeLogLikelihood, Torch
 from .regression import MAE, MSE, RMSE, CrossEntropy, PearsonCorrelation, Perplexity
 
 __all__ = [
     "EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "BinaryAccuracy", "F1", "Fbeta",
     "MCC", "MAE", "MSE", "RMSE", "CrossEntropy", "Perplexity", "PearsonCorrelation", "Loss",
-    "CustomMetric", "np", "create", "register", "alias", "check_label_shapes",
+    "CustomMetric", "np", "create", "register", "alias", "check_label_shapes", "NegativeLogLikelihood", "PCC",
+    "Torch", "Caffe",
 ]

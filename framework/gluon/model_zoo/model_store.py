@@ -13,7 +13,10 @@ from __future__ import annotations
 import hashlib
 import os
 
-__all__ = ["get_model_file", "short_hash", "default_roots", "purge"]
+from ... import config
+from ..utils import check_sha1, replace_file
+
+__all__ = ["get_model_file", "short_hash", "default_roots", "purge", "check_sha1", "replace_file"]
 
 # MXNet 1.9.1's published checksums of its model-zoo files (model_store.py), name -> SHA-1.
 _MODEL_SHA1 = {
@@ -67,8 +70,8 @@ def short_hash(name: str) -> str:
 def default_roots() -> list[str]:
     """Where pretrained files are looked for by default: ``$MXNET_HOME/models``, then ``~/.mxnet/models``."""
     roots = []
-    home = os.environ.get("MXNET_HOME")
-    if home:
+    home = config.get("mxnet_home")
+    if home is not None:
         roots.append(os.path.join(home, "models"))
     roots.append(os.path.join(os.path.expanduser("~"), ".mxnet", "models"))
     return roots

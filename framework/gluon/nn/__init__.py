@@ -29,6 +29,7 @@ from .conv_layers import (  # noqa: E402
     Conv3DTranspose,
 )
 from .norm_layers import BatchNorm, BatchNormReLU, GroupNorm, InstanceNorm, LayerNorm  # noqa: E402
+from .padding import ReflectionPad2D  # noqa: E402
 from .pool_layers import (  # noqa: E402
     AvgPool1D,
     AvgPool2D,
@@ -53,5 +54,5 @@ __all__ += [
     "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D", "GlobalAvgPool1D", "GlobalAvgPool2D",
     "GlobalAvgPool3D",
     "BatchNorm", "BatchNormReLU", "LayerNorm", "InstanceNorm", "GroupNorm",
-    "SymbolBlock",
+    "SymbolBlock", "ReflectionPad2D",
 ]

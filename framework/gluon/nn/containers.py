@@ -13,10 +13,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import jax
-
-from ... import _compile
-from ...autograd.tape import Recorded
+from ... import _compile, config
 from .. import binding as _binding
 from ..block import Block, HybridBlock
 
@@ -24,18 +21,12 @@ __all__ = ["Sequential", "HybridSequential"]
 
 
 def _platform(x: Any) -> str:
-    """The platform the call computes on: the bound device's, else the input's; under a user's own
-    trace (where arrays have no device yet) the default backend's."""
+    """The platform the call computes on: the bound device's, else the input's
+    (:func:`framework.config.platform`)."""
     bound = _binding.current()
     if bound is not None and bound.device is not None:
         return bound.device.platform
-    if isinstance(x, Recorded):
-        return x.device.platform
-    if isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer):
-        devices = x.devices()
-        if len(devices) == 1:
-            return next(iter(devices)).platform
-    return jax.default_backend()
+    return config.platform(x)
 
 
 class _SequentialMixin:

@@ -1,16 +1,24 @@
 """The porter's rules, one concept per module, in the order the driver applies them."""
 
+from .arrays import ArraysRule
 from .attach_grad import AttachGradRule
 from .context import ContextRule
+from .getitem import GetitemRule
 from .imports import ImportsRule
 from .isinstance_rule import IsinstanceRule
 from .methods import MethodsRule
+from .numpy_aliases import NumpyAliasRule
+from .scalars import ScalarsRule
 from .setitem import SetitemRule
 from .unported import UnportedScan
+from .version import VersionRule
 
-__all__ = ["ORDER", "AttachGradRule", "ContextRule", "ImportsRule", "IsinstanceRule", "MethodsRule",
-           "SetitemRule", "UnportedScan"]
+__all__ = ["ORDER", "ArraysRule", "AttachGradRule", "ContextRule", "GetitemRule", "ImportsRule",
+           "IsinstanceRule", "MethodsRule", "NumpyAliasRule", "ScalarsRule", "SetitemRule", "UnportedScan",
+           "VersionRule"]
 
-# UnportedScan reads the untouched source (true line numbers); AttachGradRule is last because it is the
-# only rule that adds lines.
-ORDER = (UnportedScan, ImportsRule, IsinstanceRule, ContextRule, MethodsRule, SetitemRule, AttachGradRule)
+# ArraysRule rewrites calls in place (no line moves) before UnportedScan reads the source (true line
+# numbers), so what it routes is not reported; NumpyAliasRule (numpy names NumPy 2 removed) also reports,
+# so it comes early; AttachGradRule is last because it is the only rule that adds lines.
+ORDER = (ArraysRule, UnportedScan, NumpyAliasRule, VersionRule, ImportsRule, IsinstanceRule, ContextRule,
+         MethodsRule, ScalarsRule, SetitemRule, GetitemRule, AttachGradRule)

@@ -37,6 +37,24 @@ class Rule(cst.CSTTransformer):
         self.ctx = ctx
         self.info = ctx.info
 
+    # A module path in an import statement is a name of the importing system, never an expression: no
+    # rule rewrites anything inside one (``from pkg.mx.context import f`` keeps ``pkg.mx.context``).
+    # Rules still see the nodes there (a rule may note the names an import binds), and a rule's
+    # leave_Import / leave_ImportFrom still rewrites the statement as a whole (the imports rule).
+    _import_depth = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            self._import_depth += 1
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[override]
+        if isinstance(original_node, (cst.Import, cst.ImportFrom)):
+            self._import_depth -= 1
+        elif self._import_depth:
+            return original_node  # inside an import statement: no leave_* runs, nothing changes
+        return super().on_leave(original_node, updated_node)
+
     def line(self, node: cst.CSTNode) -> int:
         try:
             return self.get_metadata(PositionProvider, node).start.line

@@ -4,7 +4,9 @@ name, attribute or subscript (``self.w``, ``params[0]``), with ``grad_req=`` pas
 Loops: ``for p in params: p.attach_grad()`` must leave ``params`` holding Variables. A loop whose body is
 only that becomes ``params[:] = [autograd.attach_grad(p) for p in params]`` (the caller's list changes,
 as MXNet's arrays did); a loop over a literal list of names rebinds the names; a loop doing more becomes an
-index loop (``for _i, p in enumerate(params): p = params[_i] = autograd.attach_grad(p)``). When
+index loop (``for _i, p in enumerate(params): p = params[_i] = autograd.attach_grad(p)``); a loop over
+what a method returns (``for p in self.get_params(): p.attach_grad()``) becomes
+``npx.attach_grad_attributes(self, self.get_params())``, which rebinds the attributes holding them. When
 ``params`` was built in the same block from a list of names (``params = [W1, b1]``), the names are
 rebound too (``W1, b1 = params``), because MXNet's in-place attach made them all the same arrays.
 Anything else (an ``attach_grad()`` inside an expression, on a call's result, on a tuple loop target) is
@@ -26,6 +28,14 @@ def _attach_call(node: cst.BaseExpression) -> cst.Call | None:
             node.func.attr.value == "attach_grad" and all(a.keyword is not None for a in node.args):
         return node
     return None
+
+
+def _owner_of(seq: cst.Call) -> cst.BaseExpression | None:
+    """``self`` of ``self.params()`` / ``self.model.params()``: the object whose attributes hold them."""
+    node: cst.BaseExpression = seq.func
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node if isinstance(node, cst.Name) and isinstance(seq.func, cst.Attribute) else None
 
 
 def _statement_call(stmt: cst.BaseStatement) -> cst.Call | None:
@@ -88,6 +98,12 @@ class AttachGradRule(Rule):
         if not calls:
             return
         seq = node.iter
+        only = all(_statement_call(s) is not None for s in node.body.body) and not node.orelse
+        if isinstance(seq, cst.Call) and only and isinstance(_owner_of(seq), cst.Name):
+            self._loops[id(node)] = "owned"  # for p in self.params(): p.attach_grad()
+            for c in calls:
+                self._handled.add(id(c))
+            return
         if not (assignable(seq) or isinstance(seq, (cst.List, cst.Tuple))):
             return  # reported by the statement form below (p is a loop variable over a computed sequence)
         only = all(_statement_call(s) is not None for s in node.body.body) and not node.orelse
@@ -105,6 +121,11 @@ class AttachGradRule(Rule):
         self.count("attach_grad_loop")
         name = original.target.value  # type: ignore[attr-defined]
         seq = updated.iter
+        if kind == "owned":
+            first = _statement_call(updated.body.body[0])
+            call = self.call("npx", "attach_grad_attributes", _owner_of(seq), seq,
+                             *(first.args if first is not None else []))
+            return _line(cst.Expr(call))
         literal = isinstance(seq, (cst.List, cst.Tuple))
         aliases = [e.value for e in seq.elements] if literal else (  # type: ignore[union-attr]
             self._names_bound_to(original, dotted(seq) or "") if isinstance(seq, cst.Name) else None)

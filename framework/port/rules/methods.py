@@ -2,6 +2,9 @@
 ``asscalar``, ``wait_to_read``, ``as_in_context``/``as_in_ctx``, ``copyto``; ``as_np_ndarray()`` /
 ``as_nd_ndarray()`` are dropped (one array type here). Inside f-strings and ``%`` formats too.
 
+Star arguments are passed along (``x.asnumpy(*args, **kwargs)`` -> ``npx.asnumpy(x, *args, **kwargs)``,
+as in a helper that forwards whatever it is given).
+
 ``x.copyto(t)`` as a statement (its value unused) was MXNet's in-place copy into ``t``: it becomes
 ``t = npx.copy_into(x, t)``, which leaves a device as it is, updates a Variable in place and rebinds an
 immutable array; where ``t`` is visibly a device (``mx.gpu(1)``, a name assigned one) it stays
@@ -36,6 +39,8 @@ class MethodsRule(Rule):
             return name
         if name in _ONE_ARG and plain_args(call, 1):
             return name
+        if (name in _NO_ARG or name in _ONE_ARG) and call.args and all(a.star for a in call.args):
+            return name  # passed through: `lambda x, *args, **kwargs: x.asnumpy(*args, **kwargs)`
         return None
 
     def _is_device(self, node: cst.BaseExpression) -> bool:
@@ -74,7 +79,11 @@ class MethodsRule(Rule):
             self.count("as_np_ndarray")
             return receiver.with_changes(lpar=[*updated.lpar, *receiver.lpar],
                                          rpar=[*receiver.rpar, *updated.rpar]) if updated.lpar else receiver
-        if name in _NO_ARG:
+        if updated.args and all(a.star for a in updated.args):
+            target = _NO_ARG.get(name) or _ONE_ARG[name]
+            self.count(target)
+            out = self.call("npx", target, receiver, *updated.args)
+        elif name in _NO_ARG:
             self.count(name)
             out = self.call("npx", _NO_ARG[name], receiver)
         else:

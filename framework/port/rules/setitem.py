@@ -3,9 +3,12 @@
 in place and returns it, and returns the updated copy of an immutable ``jax.Array``, so the rewrite is
 right whatever ``x`` holds; it is applied where ``x`` looks like an array: the index has a slice, an
 ``...``, ``None`` or several axes (``x[:]``, ``x[1, 2]``), or ``x`` is a name the module makes with
-``nd``/``np``/``npx`` or uses as an array. Plain ``d[key] = v`` on anything else, and ``seq[:] = [...]``
+``nd``/``np``/``npx``, with any array-making function (``c = helpers.zeros(n)``) or uses as an array.
+Plain ``d[key] = v`` on anything else, and ``seq[:] = [...]``
 (a list), are left alone.
-Assignments into a call's result (``p.data()[:] = v``) are reported with the fix."""
+A write into a Parameter's data, ``p.data()[i] = v`` (MXNet's ``data()`` is the parameter's own
+storage), becomes ``p.set_data(npx.setitem(p.data(), i, v))``; other assignments into a call's result
+(``p.grad()[:] = v``) are reported with the fix."""
 
 from __future__ import annotations
 
@@ -27,8 +30,8 @@ def _index_expr(sub: cst.Subscript) -> cst.BaseExpression | None:
             parts.append(s.value)
         else:
             bounds = [s.lower, s.upper] + ([s.step] if s.step is not None else [])
-            while len(bounds) > 1 and bounds[-1] is None:
-                bounds.pop()
+            if bounds == [None, None]:
+                bounds = [None]  # slice(None); never slice(lower) alone, which means slice(None, lower)
             parts.append(cst.Call(func=cst.Name("slice"),
                                   args=[cst.Arg(b if b is not None else cst.Name("None")) for b in bounds]))
     if len(parts) == 1 and sub.slice[0].comma is cst.MaybeSentinel.DEFAULT:
@@ -46,10 +49,56 @@ def _array_like_index(sub: cst.Subscript) -> bool:
     return isinstance(v, (cst.Ellipsis, cst.Tuple)) or (isinstance(v, cst.Name) and v.value == "None")
 
 
+def _data_call(node: cst.Call) -> bool:
+    """``p.data()``: a Parameter's value (no device argument: every replica is set)."""
+    return isinstance(node.func, cst.Attribute) and node.func.attr.value == "data" and not node.args
+
+
+# functions that make a new array, by their last name (``np.zeros``, ``d2l.zeros``, ``nd.array``)
+_MAKERS = {"zeros", "ones", "empty", "full", "array", "tensor", "arange", "linspace", "eye", "normal",
+           "uniform", "randn", "rand", "zeros_like", "ones_like", "full_like", "empty_like"}
+
+
+class _Made(cst.CSTVisitor):
+    """Names the module assigns an array to: a call of an array-making function (``c = d2l.zeros(n)``)
+    or of an ``np``/``nd``/``npx`` function, also by unpacking (``conf, ids = np.max(p), np.argmax(p)``)."""
+
+    def __init__(self, info) -> None:
+        self.info = info
+        self.names: set[str] = set()
+
+    def _array_call(self, value: cst.BaseExpression) -> bool:
+        if not isinstance(value, cst.Call):
+            return False
+        if isinstance(value.func, cst.Attribute) and value.func.attr.value in _MAKERS:
+            return True
+        return (self.info.resolve(value.func) or "").startswith(("framework.np.", "framework.nd.",
+                                                                   "framework.npx."))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            if isinstance(t.target, cst.Name) and self._array_call(node.value):
+                self.names.add(t.target.value)
+            elif isinstance(t.target, (cst.Tuple, cst.List)) and \
+                    isinstance(node.value, (cst.Tuple, cst.List)) and \
+                    len(t.target.elements) == len(node.value.elements):
+                for target, value in zip(t.target.elements, node.value.elements, strict=True):
+                    if isinstance(target.value, cst.Name) and self._array_call(value.value):
+                        self.names.add(target.value.value)
+
+
 class SetitemRule(Rule):
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        made = _Made(ctx.info)
+        ctx.module.visit(made)
+        self.made = made.names
+
     def _wanted(self, original: cst.Subscript) -> bool:
         base = original.value
         info = self.info
+        if isinstance(base, cst.Call) and _data_call(base):
+            return True
         if isinstance(base, cst.Call):
             fix = "write the new value with the object's setter"
             if isinstance(base.func, cst.Attribute) and base.func.attr.value == "data":
@@ -63,7 +112,8 @@ class SetitemRule(Rule):
             return False
         if isinstance(base, cst.Name) and base.value in (info.containers | info.foreign | info.devices):
             return False
-        return _array_like_index(original) or (isinstance(base, cst.Name) and base.value in info.arrays)
+        return _array_like_index(original) or (isinstance(base, cst.Name) and
+                                                (base.value in info.arrays or base.value in self.made))
 
     def _rewrite(self, target: cst.Subscript, value: cst.BaseExpression,
                  semicolon: cst.Semicolon | cst.MaybeSentinel) -> cst.BaseSmallStatement | None:
@@ -72,9 +122,40 @@ class SetitemRule(Rule):
             return None
         self.count("setitem")
         call = self.call("npx", "setitem", target.value, index, value)
+        if isinstance(target.value, cst.Call) and _data_call(target.value):
+            owner = target.value.func.value  # type: ignore[attr-defined]
+            setter = cst.Call(func=cst.Attribute(value=owner, attr=cst.Name("set_data")),
+                              args=[cst.Arg(call)])
+            return cst.Expr(setter, semicolon=semicolon)
         return cst.Assign(targets=[cst.AssignTarget(target.value)], value=call, semicolon=semicolon)
 
+    def _unpacking(self, original: cst.Assign, updated: cst.Assign):
+        """``a[:2], b[3:] = u, v``: the values first (as Python does), then one write per target."""
+        targets = original.targets[0].target.elements  # type: ignore[attr-defined]
+        if any(isinstance(e, cst.StarredElement) for e in targets) or \
+                not any(isinstance(e.value, cst.Subscript) and self._wanted(e.value) for e in targets):
+            return updated
+        values = cst.Name("_ported_values")
+        first = cst.Assign(targets=[cst.AssignTarget(values)], value=updated.value)
+        out: list[cst.BaseSmallStatement] = [first]
+        new_targets = updated.targets[0].target.elements  # type: ignore[attr-defined]
+        for i, (old, new) in enumerate(zip(targets, new_targets, strict=True)):
+            item = cst.Subscript(value=values, slice=[cst.SubscriptElement(cst.Index(cst.Integer(str(i))))])
+            if isinstance(old.value, cst.Subscript) and self._wanted(old.value):
+                write = self._rewrite(new.value, item, cst.MaybeSentinel.DEFAULT)
+                if write is None:
+                    return updated
+                out.append(write)
+            else:
+                out.append(cst.Assign(targets=[cst.AssignTarget(new.value)], value=item))
+        out[-1] = out[-1].with_changes(semicolon=updated.semicolon)
+        return cst.FlattenSentinel(out)
+
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.BaseSmallStatement:
+        if len(original.targets) == 1 and isinstance(original.targets[0].target, (cst.Tuple, cst.List)) and \
+                all(isinstance(e.value, (cst.Subscript, cst.Name, cst.Attribute))
+                    for e in original.targets[0].target.elements if not isinstance(e, cst.StarredElement)):
+            return self._unpacking(original, updated)
         if len(original.targets) != 1 or not isinstance(original.targets[0].target, cst.Subscript):
             return updated
         if isinstance(original.value, (cst.List, cst.ListComp)):

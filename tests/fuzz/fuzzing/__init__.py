@@ -26,6 +26,7 @@ TARGET_MODULES = {
     "symbol": "targets_symbol",
     "recordio": "targets_recordio",
     "trainer_states": "targets_trainer_states",
+    "image": "targets_image",
 }
 
 

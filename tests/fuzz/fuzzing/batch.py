@@ -42,6 +42,8 @@ def worker(name: str, seed: int, start: int, count: int, out: Callable[[str], No
     path = os.path.join(scratch, f"fuzz-{os.getpid()}{target.suffix}")
     meter = engine.PeakMeter()
     try:
+        if target.warm is not None:
+            target.warm()
         for i in range(8):  # warm-up: imports, first compilations, allocator pools
             engine.run_case(target, engine.make_case(target, seed + 1, i), path, meter)
         out(json.dumps({"ready": True}))  # the watchdog times cases from here, not the start-up

@@ -88,6 +88,7 @@ class Target:
     check: Callable[[Any, Any], None]
     structured: Callable[[random.Random, Valid], bytes] | None = None
     located: Callable[[BaseException, str], bool] | None = None
+    warm: Callable[[], None] | None = None  # run once per worker before any case (first compilations)
 
 
 @dataclass

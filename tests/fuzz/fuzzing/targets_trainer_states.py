@@ -3,8 +3,9 @@
 Valid files are written by ``save_states`` of an SGD-with-momentum and an Adam trainer over a small
 network, with random state values and counters. A structured mutation changes one metadata value or
 one state array (another shape, dtype or name) and writes the file again with the library's own
-writer. The documented error is ``ValueError`` naming the file (``ParamsFormatError`` is one); a
-rejected file must leave the trainer's state as it was.
+writer (with its digest made consistent in most cases, so the checks behind the digest are reached).
+A state array of NaN/Inf must be refused. The documented error is ``ValueError`` naming the file
+(``ParamsFormatError`` is one); a rejected file must leave the trainer's state as it was.
 
 >>> import random
 >>> TARGET.generate(random.Random(0)).label.startswith("states ")
@@ -24,6 +25,7 @@ import jax
 import numpy as onp
 
 from framework import gluon, serialization
+from framework.gluon._trainer_states import FORMAT, _digest
 
 from .engine import INTERESTING, Target, Valid
 
@@ -56,7 +58,8 @@ def _generate(rng: random.Random) -> Valid:
     arrays = {k: onp.asarray(rng.random(), v.dtype) * onp.ones_like(v)
               for k, v in _state_arrays(trainer).items()}
     meta = {"num_update": rng.randint(0, 10**6), "learning_rate": rng.choice([0.1, 0.001, 1e-5]),
-            "optimizer": type(trainer.optimizer).__name__}
+            "optimizer": type(trainer.optimizer).__name__, "format": FORMAT}
+    meta["sha256"] = _digest(meta, arrays)
     blob = {**arrays, "__meta__": onp.frombuffer(json.dumps(meta).encode(), onp.uint8)}
     serialization.save(_SCRATCH, blob)
     with open(_SCRATCH, "rb") as f:
@@ -82,10 +85,15 @@ def _structured(rng: random.Random, valid: Valid) -> bytes:
                                      onp.float32)
         elif what < 0.7:
             arrays[name] = arrays[name].astype(rng.choice(["float64", "int8", "bool", "float16", "uint64"]))
-        elif what < 0.85:
+        elif what < 0.78:
             arrays[name + "x"] = arrays.pop(name)
+        elif what < 0.85:  # poison: refused unless allow_non_finite
+            arrays[name] = onp.full_like(arrays[name], rng.choice([onp.nan, onp.inf, -onp.inf]))
         else:
             del arrays[name]
+    if rng.random() < 0.7 and isinstance(meta, dict):  # a consistent digest: the checks behind it are reached
+        meta["sha256"] = _digest(meta, arrays)
+        text = json.dumps(meta).encode()
     if rng.random() < 0.1:
         text = rng.choice([b"", b"[]", b"{", b"\xff\xfe", b"null", b'{"num_update": 1}'])
     blob = {**arrays, "__meta__": onp.frombuffer(text, onp.uint8)}

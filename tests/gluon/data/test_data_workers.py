@@ -264,3 +264,16 @@ def test_busy_workers_die_with_their_killed_parent(tmp_path, started_from):
         for p in pids:
             if _alive(p):
                 os.kill(p, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("threads", [False, True])
+def test_a_worker_that_timed_out_is_replaced_not_reused(tmp_path, threads):
+    flag = tmp_path / "hang"
+    flag.write_text("")
+    loader = data.DataLoader(_dataset(8).transform(helpers.HangWhileFlag(0, str(flag))), 4, num_workers=1,
+                             thread_pool=threads, timeout=1.0 if threads else 6.0)  # a process starts
+    with pytest.raises(TimeoutError, match="timed out after .* seconds loading batch 0"):
+        list(loader)
+    flag.unlink()  # the hung worker still sleeps; a reused one would time out again
+    batches = _epoch(loader)
+    assert [b[0].shape[0] for b in batches] == [4, 4]

@@ -6,8 +6,15 @@ import numpy as onp
 import pytest
 from nets import lenet
 
-from framework import _compile, autograd, gluon, np, parallel
+from framework import _compile, autograd, config, gluon, np, parallel
 from framework.gluon import nn
+
+
+@pytest.fixture(autouse=True)
+def _switch_restored():
+    before = config.get("fast_cpu")
+    yield
+    config.set(fast_cpu=before)
 
 FUSED = [("conv_pool", "cpu", (0, 1)), ("conv_pool", "cpu", (2, 3))]
 
@@ -29,7 +36,7 @@ def convolutions(net, x):
 
 
 def loss_and_grads(ref, hybrid, monkeypatch, fast):
-    monkeypatch.setenv("FRAMEWORK_FAST_CPU", "1" if fast else "0")
+    config.set(fast_cpu=fast)
     net = build(ref, hybrid)
     if hybrid:
         net.hybridize()
@@ -61,7 +68,7 @@ def test_pure_call_fused_matches_jax_grad_of_unfused(ref, monkeypatch):
     x = np.array(ref["lenet_x"])
     cpu = jax.devices()[0]
     fused = jax.grad(lambda p: net.functional_call(p, x, device=cpu).sum())(params)
-    monkeypatch.setenv("FRAMEWORK_FAST_CPU", "0")
+    config.set(fast_cpu=False)
     plain = jax.grad(lambda p: net.functional_call(p, x, device=cpu).sum())(params)
     for k in params:
         onp.testing.assert_allclose(fused[k], plain[k], rtol=1e-4, atol=1e-6, err_msg=k)
@@ -71,7 +78,7 @@ def test_compiled_step_applies_the_same_rewrite(ref, monkeypatch):
     x, y = np.array(ref["lenet_x"]), np.array(ref["lenet_y"], dtype="int32")
     results = []
     for fast in (True, False):
-        monkeypatch.setenv("FRAMEWORK_FAST_CPU", "1" if fast else "0")
+        config.set(fast_cpu=fast)
         net = build(ref, True)
         trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
         step = parallel.DataParallel(net, gluon.loss.SoftmaxCrossEntropyLoss(), trainer,

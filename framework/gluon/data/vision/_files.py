@@ -2,13 +2,13 @@
 
 Where a dataset is looked for, in order: an explicit ``root``; the user cache
 ``$FRAMEWORK_HOME/datasets/<name>`` (``~/.framework`` by default); a Debian package's directory; a
-prepared tensorflow-datasets copy. Nothing is downloaded here (``python -m datasets fetch`` does that).
+prepared tensorflow-datasets copy. Nothing is downloaded here (:mod:`._fetch` does that).
 Files are checked before use: IDX headers (magic, rank, dimensions, exact size), then checksums of
 the decompressed content; a bad file raises :class:`DataFileError` naming it. Decoded arrays are kept
 per process, so a second ``FashionMNIST()`` costs nothing.
 
->>> framework_home().name
-'.framework'
+>>> cache_dir("mnist").relative_to(framework_home()).as_posix()
+'datasets/mnist'
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as onp
 
+from .... import config
+from ...._files import open_regular
 from ....base import FrameworkError
 from .catalogue import entry_for
 
@@ -44,7 +46,7 @@ class DataFileError(FrameworkError, ValueError):
 
 def framework_home() -> Path:
     """``$FRAMEWORK_HOME``, or ``~/.framework``."""
-    return Path(os.environ.get("FRAMEWORK_HOME") or "~/.framework").expanduser()
+    return config.get("home")
 
 
 def cache_dir(name: str) -> Path:
@@ -88,7 +90,7 @@ class _Stream:
 
     def __init__(self, path: Path, name: str) -> None:
         self.path, self.name = path, name
-        self.file = open(path, "rb")  # noqa: SIM115 - closed by close()
+        self.file = open_regular(path, what=f"{name} data file")  # closed by close()
         self.raw_sha = hashlib.sha256()
         first = self.file.read(2)
         self.gzip = first == b"\x1f\x8b"
@@ -266,8 +268,20 @@ def _check_digest(path: Path, name: str, content_sha: str, gz_sha: str | None, s
                             f"{_refetch(path, name)} (or pass verify=False to read it anyway).")
     known = spec.get("gz", {}).get("sha256", [])
     if gz_sha is not None and known and gz_sha not in known:
+        mxnet = spec.get("gz", {}).get("sha1", [])  # MXNet's own copies of the .gz files
+        if mxnet and _file_sha1(path) in mxnet:
+            return
         raise DataFileError(f"{path}: checksum mismatch: sha256 {gz_sha} is none of the known downloads "
-                            f"{known}. {_refetch(path, name)} (or pass verify=False to read it anyway).")
+                            f"{known}" + (f", nor is its sha1 MXNet's {mxnet}" if mxnet else "") +
+                            f". {_refetch(path, name)} (or pass verify=False to read it anyway).")
+
+
+def _file_sha1(path: Path) -> str:
+    digest = hashlib.sha1()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(_CHUNK), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def read_cifar(path: Path, name: str, spec: dict[str, Any] | None, label_bytes: int,

@@ -9,6 +9,12 @@ gzip wrappers as well (the original downloads as tensorflow-datasets records the
 ``dataset-fashion-mnist`` 0.0~git20200523.55506a9-1), which is all that is known for MNIST. CIFAR
 ``sha1`` values are of the extracted binary batches (as MXNet records them).
 
+Downloads (see :mod:`._fetch`) come first from MXNet's repository layout, ``<repo>/gluon/dataset/
+<mxnet_namespace>/<file>`` (``$MXNET_GLUON_REPO`` or MXNet's default), then from ``urls``. ``gz["sha1"]``
+and ``archive["sha1"]`` hold the SHA-1 MXNet 1.9.1 publishes for its copies of the ``.gz`` files and
+archives (read from its ``gluon/data/vision/datasets.py``); a file is accepted when it matches them or
+the checksums above.
+
 >>> entry = CATALOGUE["fashion-mnist"]
 >>> entry["licence"]
 'MIT'
@@ -35,10 +41,12 @@ _MNIST_URLS = [
 
 
 def _idx(split: str, kind: str, count: int, sha256: str | None, gz_size: int, gz_sha256: str,
-         gz_md5: str | None = None, debian_gz_sha256: str | None = None) -> dict[str, Any]:
+         gz_md5: str | None = None, debian_gz_sha256: str | None = None, *,
+         mxnet_sha1: str) -> dict[str, Any]:
     shape = [count, 28, 28] if kind == "images" else [count]
     size = 8 + 4 * (len(shape) - 1) + count * (784 if kind == "images" else 1)
-    gz = {"size": gz_size, "sha256": [gz_sha256] + ([debian_gz_sha256] if debian_gz_sha256 else [])}
+    gz = {"size": gz_size, "sha256": [gz_sha256] + ([debian_gz_sha256] if debian_gz_sha256 else []),
+          "sha1": [mxnet_sha1]}
     if gz_md5:
         gz["md5"] = gz_md5
     return {"split": split, "kind": kind, "shape": shape, "size": size, "sha256": sha256, "gz": gz}
@@ -55,6 +63,7 @@ CATALOGUE: dict[str, dict[str, Any]] = {
         "format": "idx",
         "classes": 10,
         "cache_subdir": "fashion-mnist",
+        "mxnet_namespace": "fashion-mnist",
         "urls": _FMNIST_URLS,
         "debian": {"package": "dataset-fashion-mnist", "dir": "/usr/share/datasets/fashion-mnist"},
         "tfds": {"name": "fashion_mnist", "version": "3.0.1"},
@@ -63,22 +72,26 @@ CATALOGUE: dict[str, dict[str, Any]] = {
                 "train", "images", 60000, "c59f468a2f672dc815687fe0f83887768d799fd8a3f3276145d20f83aa44d888",
                 26421880, "3aede38d61863908ad78613f6a32ed271626dd12800ba2636569512369268a84",
                 "8d4fb7e6c68d591d4c3dfef9ec88bf0d",
-                "b0564c3eedabfbf835052cff8503ea422014ce006caf5b757f851416ee8300c7"),
+                "b0564c3eedabfbf835052cff8503ea422014ce006caf5b757f851416ee8300c7",
+                mxnet_sha1="0cf37b0d40ed5169c6b3aba31069a9770ac9043d"),
             "train-labels-idx1-ubyte": _idx(
                 "train", "labels", 60000, "bad3541b69d912435c50bb6ba87bec294ff4f6a2e1246121d8633921760443d9",
                 29515, "a04f17134ac03560a47e3764e11b92fc97de4d1bfaf8ba1a3aa29af54cc90845",
                 "25c81989df183df01b3e8a0aad5dffbe",
-                "0ae29f65d86684f32d1b9c85147786c547b9c6aebcaf235f0400a0cce308b056"),
+                "0ae29f65d86684f32d1b9c85147786c547b9c6aebcaf235f0400a0cce308b056",
+                mxnet_sha1="236021d52f1e40852b06a4c3008d8de8aef1e40b"),
             "t10k-images-idx3-ubyte": _idx(
                 "test", "images", 10000, "5b4141f0afbad91edebe8549f8fcffe087ea10ca49f1dbef5c9a5cd8815ce37b",
                 4422102, "346e55b948d973a97e58d2351dde16a484bd415d4595297633bb08f03db6a073",
                 "bef4ecab320f06d8554ea6380940ec79",
-                "cc1d090a38ace84dfa1aa66e3ada7c336ef481a96936906477e6dd344da56eaa"),
+                "cc1d090a38ace84dfa1aa66e3ada7c336ef481a96936906477e6dd344da56eaa",
+                mxnet_sha1="626ed6a7c06dd17c0eec72fa3be1740f146a2863"),
             "t10k-labels-idx1-ubyte": _idx(
                 "test", "labels", 10000, "0402a96d92fd2663957122ceb108a494c5af83dab82d92729df917d7dec38c34",
                 5148, "67da17c76eaffca5446c3361aaab5c3cd6d1c2608764d35dfb1850b086bf8dd5",
                 "bb300cfdad3c16e7a12a480ee83cd310",
-                "8d3605d196f4be44669e46906da9733c8131fef761fdbfec72c424d5222f1a05"),
+                "8d3605d196f4be44669e46906da9733c8131fef761fdbfec72c424d5222f1a05",
+                mxnet_sha1="17f9ab60e7257a1620f4ad76bbbaf857c3920701"),
         },
     },
     "mnist": {
@@ -90,22 +103,27 @@ CATALOGUE: dict[str, dict[str, Any]] = {
         "format": "idx",
         "classes": 10,
         "cache_subdir": "mnist",
+        "mxnet_namespace": "mnist",
         "urls": _MNIST_URLS,
         "debian": None,  # Debian has no MNIST package (checked with apt-cache, 2026-12)
         "tfds": {"name": "mnist", "version": "3.0.1"},
         "files": {
             "train-images-idx3-ubyte": _idx(
                 "train", "images", 60000, None,
-                9912422, "440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609"),
+                9912422, "440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609",
+                mxnet_sha1="6c95f4b05d2bf285e1bfb0e7960c31bd3b3f8a7d"),
             "train-labels-idx1-ubyte": _idx(
                 "train", "labels", 60000, None,
-                28881, "3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c"),
+                28881, "3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c",
+                mxnet_sha1="2a80914081dc54586dbdf242f9805a6b8d2a15fc"),
             "t10k-images-idx3-ubyte": _idx(
                 "test", "images", 10000, None,
-                1648877, "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6"),
+                1648877, "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6",
+                mxnet_sha1="c3a25af1f52dad7f726cce8cacb138654b760d48"),
             "t10k-labels-idx1-ubyte": _idx(
                 "test", "labels", 10000, None,
-                4542, "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6"),
+                4542, "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6",
+                mxnet_sha1="763e7fa3757d93b0cdec073cef058b2004252c17"),
         },
     },
     "cifar10": {
@@ -119,9 +137,11 @@ CATALOGUE: dict[str, dict[str, Any]] = {
         "classes": 10,
         "label_bytes": 1,
         "cache_subdir": "cifar10",
+        "mxnet_namespace": "cifar10",
         "inner_dir": "cifar-10-batches-bin",
         "archive": {"name": "cifar-10-binary.tar.gz", "size": 170052171,
-                    "sha256": "c4a38c50a1bc5f3a1c5537f2155ab9d68f9f25eb1ed8d9ddda3db29a59bca1dd"},
+                    "sha256": "c4a38c50a1bc5f3a1c5537f2155ab9d68f9f25eb1ed8d9ddda3db29a59bca1dd",
+                    "sha1": "fab780a1e191a7eda0f345501ccd62d20f7ed891"},
         "urls": ["https://www.cs.toronto.edu/~kriz/"],
         "debian": None,
         "tfds": None,
@@ -146,9 +166,11 @@ CATALOGUE: dict[str, dict[str, Any]] = {
         "classes": 100,
         "label_bytes": 2,
         "cache_subdir": "cifar100",
+        "mxnet_namespace": "cifar100",
         "inner_dir": "cifar-100-binary",
         "archive": {"name": "cifar-100-binary.tar.gz", "size": 168513733,
-                    "sha256": "58a81ae192c23a4be8b1804d68e518ed807d710a4eb253b1f2a199162a40d8ec"},
+                    "sha256": "58a81ae192c23a4be8b1804d68e518ed807d710a4eb253b1f2a199162a40d8ec",
+                    "sha1": "a0bb982c76b83111308126cc779a992fa506b90b"},
         "urls": ["https://www.cs.toronto.edu/~kriz/"],
         "debian": None,
         "tfds": None,

@@ -1,12 +1,14 @@
 """MXNet's vision datasets: MNIST, FashionMNIST, CIFAR10, CIFAR100, ImageFolderDataset.
 
 Items are ``(image HWC uint8, label int32)`` numpy values, and slices work (``ds[0:10]``). The data is
-read from local files only, looked for in an explicit ``root``, the user cache
-(``$FRAMEWORK_HOME/datasets/<name>``), Debian's package directory, then a prepared
-tensorflow-datasets copy; otherwise the error lists each place and the commands that fix it
-(``python -m datasets fetch NAME`` from the repository root, ``apt-get install dataset-fashion-mnist``).
-Files are verified against :mod:`.catalogue` (pass ``verify=False`` for other files of the same
-format). Arrays are decoded once per process.
+looked for in an explicit ``root``, the user cache (``$FRAMEWORK_HOME/datasets/<name>``), Debian's
+package directory, then a prepared tensorflow-datasets copy; when it is in none of them, the split's
+files are downloaded as MXNet did (into ``root``, else the user cache; see :mod:`._fetch`: MXNet's
+repository ``$MXNET_GLUON_REPO``, then the dataset's own mirrors; every file verified before it is put
+in place). ``FRAMEWORK_OFFLINE=1`` turns downloads off. When nothing works, the error lists each place,
+each download tried and the commands that fix it (``python -m datasets fetch NAME --from DIR``,
+``apt-get install dataset-fashion-mnist``). Files are verified against :mod:`.catalogue` (pass
+``verify=False`` for other files of the same format). Arrays are decoded once per process.
 
 >>> import os
 >>> ds = FashionMNIST(root=os.environ.get("FASHION_MNIST_ROOT"), train=False)  # doctest: +SKIP
@@ -24,10 +26,19 @@ from typing import Any
 
 import numpy as onp
 
+from ..._download import downloads_allowed
 from .._batching import gather
 from ..dataset import Dataset
-from . import _tfds
-from ._files import DataFileError, DatasetNotFoundError, find_file, read_cifar, read_idx, search_dirs
+from . import _fetch, _tfds
+from ._files import (
+    DataFileError,
+    DatasetNotFoundError,
+    cache_dir,
+    find_file,
+    read_cifar,
+    read_idx,
+    search_dirs,
+)
 from .catalogue import entry_for
 
 __all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "ImageFolderDataset", "DatasetNotFoundError",
@@ -71,7 +82,9 @@ def _not_found(who: str, name: str, wanted: list[str], looked: list[str]) -> Dat
     if entry.get("debian"):
         fixes.append(f"apt-get install {entry['debian']['package']}   "
                      "(Debian/Ubuntu, also offline with a mirror)")
-    fixes += [f"python -m datasets fetch {name}   (run from the framework repository; needs network)",
+    fixes += ["point MXNET_GLUON_REPO at a reachable mirror of MXNet's repository (files under gluon/"
+              f"dataset/{entry.get('mxnet_namespace', name)}/), and unset FRAMEWORK_OFFLINE if set",
+              f"python -m datasets fetch {name}   (run from the framework repository; needs network)",
               f"python -m datasets fetch {name} --from DIR   (copies and verifies files you already have)",
               f"pass root=DIR, or set FRAMEWORK_HOME so that $FRAMEWORK_HOME/datasets/"
               f"{entry['cache_subdir']} holds the files"]
@@ -79,6 +92,21 @@ def _not_found(who: str, name: str, wanted: list[str], looked: list[str]) -> Dat
     lines += [f"  - {place}" for place in looked]
     lines += ["Fix it with one of:"] + [f"  - {fix}" for fix in fixes]
     return DatasetNotFoundError("\n".join(lines))
+
+
+def _download(name: str, root: str | None, files: list[str], looked: list[str]) -> Path | None:
+    """Download ``files`` of ``name`` into ``root`` (else the user cache); the directory, or None
+    with what went wrong added to ``looked``."""
+    if not downloads_allowed():
+        looked.append("downloads: off (FRAMEWORK_OFFLINE is set)")
+        return None
+    dest = Path(root) if root is not None else cache_dir(name)
+    try:
+        _fetch.fetch(name, dest, files=files)
+    except (_fetch.FetchError, OSError) as err:
+        looked.append(f"a download into {dest}: {err}")
+        return None
+    return dest
 
 
 def _tfds_place(entry: dict[str, Any], split: str) -> tuple[Path | None, str]:
@@ -112,12 +140,9 @@ class MNIST(_DownloadedDataset):
         who = f"{type(self).__name__}(train={self._train})"
         looked = []
         for place, directory in search_dirs(self._name, self._root):
-            paths = {kind: find_file(directory, n) for kind, n in names.items()}
-            if all(paths.values()):
-                images = read_idx(paths["images"], self._name, entry["files"][names["images"]], self._verify)
-                labels = read_idx(paths["labels"], self._name, entry["files"][names["labels"]], self._verify)
-                self._set(images, labels, paths["images"].parent, who, entry)
+            if self._load(directory, names, who, entry):
                 return
+            paths = {kind: find_file(directory, n) for kind, n in names.items()}
             state = ("no such directory" if not directory.is_dir() else
                      "missing " + ", ".join(f"{n}(.gz)" for k, n in names.items() if not paths[k]))
             looked.append(f"{place}: {directory}: {state}")
@@ -128,7 +153,19 @@ class MNIST(_DownloadedDataset):
             return
         if where:
             looked.append(f"{where}: not prepared")
+        dest = _download(self._name, self._root, list(names.values()), looked)
+        if dest is not None and self._load(dest, names, who, entry):
+            return
         raise _not_found(who, self._name, [f"{n}(.gz)" for n in names.values()], looked)
+
+    def _load(self, directory: Path, names: dict[str, str], who: str, entry: dict[str, Any]) -> bool:
+        paths = {kind: find_file(directory, n) for kind, n in names.items()}
+        if not all(paths.values()):
+            return False
+        images = read_idx(paths["images"], self._name, entry["files"][names["images"]], self._verify)
+        labels = read_idx(paths["labels"], self._name, entry["files"][names["labels"]], self._verify)
+        self._set(images, labels, paths["images"].parent, who, entry)
+        return True
 
     def _set(self, images: onp.ndarray, labels: onp.ndarray, where: Path, who: str,
              entry: dict[str, Any]) -> None:
@@ -177,21 +214,30 @@ class CIFAR10(_DownloadedDataset):
         who = f"{type(self).__name__}(train={self._train})"
         looked = []
         for place, directory in search_dirs(self._name, self._root):
-            paths = [find_file(directory, n, entry["inner_dir"]) for n in names]
-            if all(paths):
-                parts = [read_cifar(p, self._name, entry["files"][n], entry["label_bytes"], self._verify)
-                         for p, n in zip(paths, names, strict=True)]
-                images = parts[0][0] if len(parts) == 1 else onp.concatenate([p[0] for p in parts])
-                labels = onp.concatenate([p[1][:, int(self._fine_label)] for p in parts]).astype(onp.int32)
-                self._data, self._label, self.source = images, labels, os.fspath(paths[0].parent)
+            if self._load(directory, names, entry):
                 return
+            paths = [find_file(directory, n, entry["inner_dir"]) for n in names]
             archive = directory / entry["archive"]["name"]
             state = ("no such directory" if not directory.is_dir() else
                      f"only the archive {archive.name}: run python -m datasets prepare {self._name} "
                      f"--from {directory}" if archive.is_file() else
                      "missing " + ", ".join(n for n, p in zip(names, paths, strict=True) if not p))
             looked.append(f"{place}: {directory}: {state}")
+        dest = _download(self._name, self._root, names, looked)
+        if dest is not None and self._load(dest, names, entry):
+            return
         raise _not_found(who, self._name, names, looked)
+
+    def _load(self, directory: Path, names: list[str], entry: dict[str, Any]) -> bool:
+        paths = [find_file(directory, n, entry["inner_dir"]) for n in names]
+        if not all(paths):
+            return False
+        parts = [read_cifar(p, self._name, entry["files"][n], entry["label_bytes"], self._verify)
+                 for p, n in zip(paths, names, strict=True)]
+        images = parts[0][0] if len(parts) == 1 else onp.concatenate([p[0] for p in parts])
+        labels = onp.concatenate([p[1][:, int(self._fine_label)] for p in parts]).astype(onp.int32)
+        self._data, self._label, self.source = images, labels, os.fspath(paths[0].parent)
+        return True
 
 
 class CIFAR100(CIFAR10):

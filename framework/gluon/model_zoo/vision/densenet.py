@@ -128,3 +128,16 @@ def _maker(num_layers: int):
 
 
 densenet121, densenet161, densenet169, densenet201 = (_maker(n) for n in (121, 161, 169, 201))
+
+
+def __getattr__(name: str):
+    """MXNet's module also offers the names it imports: ``cpu``, ``HybridConcurrent``, ``Identity``."""
+    if name == "cpu":
+        from ....device import cpu
+
+        return cpu
+    if name in ("HybridConcurrent", "Identity"):
+        from ...contrib import nn as contrib_nn
+
+        return getattr(contrib_nn, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

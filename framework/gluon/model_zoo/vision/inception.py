@@ -149,3 +149,28 @@ def inception_v3(
 ) -> Inception3:
     """Inception v3 (MXNet's ``inception_v3``, model name ``'inceptionv3'``)."""
     return finish(Inception3(classes=classes), "inceptionv3", pretrained, ctx, root)
+
+
+def __getattr__(name: str):
+    """MXNet's module also offers the names it imports: ``cpu``, ``HybridConcurrent``, ``Identity``."""
+    if name == "cpu":
+        from ....device import cpu
+
+        return cpu
+    if name in ("HybridConcurrent", "Identity"):
+        from ...contrib import nn as contrib_nn
+
+        return getattr(contrib_nn, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def make_aux(classes: int) -> nn.HybridSequential:
+    """MXNet's auxiliary classifier head for Inception v3 (average pool 5/3, 1x1 conv 128, 5x5 conv 768,
+    flatten, dense ``classes``); Inception3 itself does not use it."""
+    out = nn.HybridSequential()
+    out.add(nn.AvgPool2D(pool_size=5, strides=3))
+    out.add(_basic_conv(channels=128, kernel_size=1))
+    out.add(_basic_conv(channels=768, kernel_size=5))
+    out.add(nn.Flatten())
+    out.add(nn.Dense(classes))
+    return out

@@ -176,3 +176,14 @@ mobilenet1_0, mobilenet0_75, mobilenet0_5, mobilenet0_25 = (_maker(m, False) for
 mobilenet_v2_1_0, mobilenet_v2_0_75, mobilenet_v2_0_5, mobilenet_v2_0_25 = (
     _maker(m, True) for m in (1.0, 0.75, 0.5, 0.25)
 )
+
+RELU6 = ReLU6  # MXNet's name for the block
+
+
+def __getattr__(name: str):
+    """MXNet's module also offers ``cpu``, which it imports."""
+    if name == "cpu":
+        from ....device import cpu
+
+        return cpu
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -118,3 +118,16 @@ def squeezenet1_1(
 ) -> SqueezeNet:
     """SqueezeNet 1.1 (MXNet's ``squeezenet1_1``, model name ``'squeezenet1.1'``)."""
     return get_squeezenet("1.1", pretrained, ctx, root, **kwargs)
+
+
+def __getattr__(name: str):
+    """MXNet's module also offers the names it imports: ``cpu``, ``HybridConcurrent``, ``Identity``."""
+    if name == "cpu":
+        from ....device import cpu
+
+        return cpu
+    if name in ("HybridConcurrent", "Identity"):
+        from ...contrib import nn as contrib_nn
+
+        return getattr(contrib_nn, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

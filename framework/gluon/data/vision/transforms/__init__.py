@@ -32,10 +32,29 @@ from ._geometry import (
     RandomResizedCrop,
     Resize,
 )
+from ._rotate import RandomApply, RandomRotation, Rotate
 
 __all__ = [
     "Transform", "BatchSafeTransform", "Compose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop",
     "CropResize", "RandomResizedCrop", "RandomCrop", "RandomFlipLeftRight", "RandomFlipTopBottom",
     "RandomBrightness", "RandomContrast", "RandomSaturation", "RandomHue", "RandomColorJitter",
     "RandomLighting",
+    "Rotate", "RandomRotation", "RandomApply",
 ]
+
+
+def __getattr__(name: str):
+    """MXNet's transforms module also offers the Block classes and ``is_np_array`` it imports."""
+    if name in ("Block", "HybridBlock"):
+        from .... import block
+
+        return getattr(block, name)
+    if name in ("Sequential", "HybridSequential"):
+        from .... import nn
+
+        return getattr(nn, name)
+    if name == "is_np_array":
+        from .....util import is_np_array
+
+        return is_np_array
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -116,6 +116,9 @@ def resize(x: onp.ndarray, w: int, h: int, interp: int = 1) -> onp.ndarray:
     """Resize an HWC image or NHWC batch to width ``w`` and height ``h``; keeps the dtype."""
     if w <= 0 or h <= 0:
         raise ValueError(f"resize: the output size must be positive, got width {w} and height {h}.")
+    from .....image._budget import check_pixels
+
+    check_pixels(w, h, "resize")
     oh, ow = x.shape[-3], x.shape[-2]
     interp = resolve_interp(interp, (oh, ow, h, w))
     if (oh, ow) == (h, w):

@@ -1,0 +1,73 @@
+"""The one place for what differs between the supported JAX versions (0.10.2 to 0.12.x, see
+pyproject.toml) and for the few JAX internals the framework and its tools reach. Code elsewhere
+never tests ``jax.__version__``; when a JAX release changes something, it is met here.
+
+Measured on 2026-12-05 with JAX 0.10.2 (Python 3.11) and JAX 0.12.0.1 (Python 3.13), the whole test
+suite passing on both:
+
+- ``jnp.empty`` returns uninitialised memory from JAX 0.11 on (zeros before). The framework's
+  ``np.empty``/``nd.empty`` never call it: they return zeros on every version (:func:`empty`), so a
+  program's results do not depend on the JAX version.
+- ``jax.pmap`` is ``jit`` over ``shard_map`` on every supported version (since 0.8); replicated
+  gradients still need the explicit ``lax.psum`` (``framework/_compile.py`` is the only caller; the
+  multi-device-equals-single-device tests guard it). ``device_put_replicated``/``_sharded`` are gone on
+  all of them.
+- Devices are named alike (``CpuDevice(id=i)``, ``str`` ``cpu:i``, platform ``cpu``).
+- ``jax.core`` keeps shrinking (``subjaxprs``, ``Jaxpr`` ... have moved to ``jax.extend.core``);
+  ``jax.core.Tracer`` remains on all supported versions (:func:`is_tracer`).
+- Private internals, present alike on all supported versions: the coordination-service client of
+  ``jax.distributed`` (:func:`distributed_client`) and ``jax.monitoring``'s listener lists
+  (:func:`monitoring_listener_lists`, which the tests use to restore global state).
+
+>>> JAX_VERSION >= (0, 10, 2)
+True
+>>> empty((2,)).tolist()
+[0.0, 0.0]
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+__all__ = ["JAX_VERSION", "empty", "is_tracer", "distributed_client", "monitoring_listener_lists"]
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", text.split("+")[0])[:4])
+
+
+#: The running JAX's version as numbers, e.g. ``(0, 12, 0, 1)``.
+JAX_VERSION: tuple[int, ...] = _version(jax.__version__)
+
+
+def empty(shape: Any, dtype: Any = jnp.float32) -> jax.Array:
+    """Zeros: what ``jnp.empty`` gave before JAX 0.11, and what the framework's ``empty`` promises
+    (uninitialised memory would make results depend on the JAX version and the allocator)."""
+    return jnp.zeros(shape, dtype)
+
+
+def is_tracer(x: Any) -> bool:
+    """Whether ``x`` is an abstract value being traced (under ``jit``/``grad``/``vmap``...)."""
+    return isinstance(x, jax.core.Tracer)
+
+
+def distributed_client() -> Any:
+    """The key-value client of JAX's coordination service (after ``jax.distributed.initialize``)."""
+    from jax._src import distributed
+
+    client = getattr(distributed.global_state, "client", None)
+    if client is None:
+        raise RuntimeError("JAX's distributed runtime is not initialised: call "
+                           "framework.parallel.initialize(coordinator, num_processes, process_id) first.")
+    return client
+
+
+def monitoring_listener_lists() -> list[list]:
+    """The lists holding ``jax.monitoring``'s registered listeners (to snapshot and restore them)."""
+    from jax._src import monitoring
+
+    return [v for k, v in vars(monitoring).items() if k.endswith("_listeners") and isinstance(v, list)]

@@ -1,0 +1,358 @@
+"""MXNet's array semantics on values that are MXNet arrays by construction: NDArray methods become calls
+of the ``nd`` operator that the method stood for, so they mean what they meant in MXNet 1.x.
+
+``x.expand_dims(1)`` -> ``F.expand_dims(x, 1)``, ``x.reshape((0, -1, C))`` -> ``F.reshape(x, (0, -1,
+C))`` (MXNet's special codes 0/-1/-2/-3/-4), ``x.reshape(0, -1)`` -> ``F.reshape(x, (0, -1))``,
+``x.transpose(axes=(0, 2, 1))``, ``x.flatten()`` (keeps the first axis), ``x.sum()`` (shape ``(1,)``),
+``x.argmax(1)`` (float indices), ``x.slice_axis(...)``, ``x.topk(...)``, ... Inside ``hybrid_forward(self,
+F, ...)`` the namespace is ``F`` (framework.nd there); elsewhere it is the module's ``nd``.
+
+Which values are MXNet arrays, per function and without data flow beyond names: the arguments of a
+class's ``hybrid_forward`` (after ``F``) and ``forward`` (those without a literal non-None default);
+results of ``F.*`` and ``mx.nd.*`` calls; indexing, arithmetic and routed methods of those; a call of
+``self.<attr>(...)`` or of a name (a child Block, a helper) with an array argument; loop variables over
+them; and names bound to such values (unless also bound to something visibly not an array). Nested
+functions see their enclosing function's arrays.
+
+A module in NumPy mode (it imports ``mxnet.numpy``/``numpy_extension`` or calls ``set_np``) is left
+alone: its arrays have NumPy's semantics, which ``jax.Array`` already has. Where a ``reshape`` with
+MXNet's special codes or a ``transpose(axes=...)`` is called on a value the porter cannot tell is an
+MXNet array, it is reported with the file's line and the fix.
+
+>>> from framework.port import port_source
+>>> src = '''from mxnet import gluon
+... class Net(gluon.HybridBlock):
+...     def hybrid_forward(self, F, x):
+...         y = x.reshape((0, -1)).expand_dims(1)
+...         return y.transpose(axes=(0, 2, 1))
+... '''
+>>> print(port_source(src).split("x):")[1], end="")
+<BLANKLINE>
+        y = F.expand_dims(F.reshape(x, (0, -1)), 1)
+        return F.transpose(y, axes=(0, 2, 1))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from .._analysis import dotted
+from ._base import Rule, unparen
+
+__all__ = ["ArraysRule", "ROUTED"]
+
+# NDArray methods of MXNet 1.9.1 routed to the nd operator of the same name: the ones jax.Array lacks,
+# and the ones it has with other semantics (reshape codes, transpose(axes=), flatten, reductions of shape
+# (1,), float indices of argmax/argsort/topk, round half away from zero, take's clipping, clip(a_min=)).
+ROUTED = frozenset({
+    "abs", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "argmax", "argmax_channel",
+    "argmin", "argsort", "broadcast_axes", "broadcast_like", "broadcast_to", "cbrt", "ceil", "clip", "cos",
+    "cosh", "degrees", "depth_to_space", "diag", "exp", "expand_dims", "expm1", "fix", "flatten", "flip",
+    "floor", "log", "log10", "log1p", "log2", "log_softmax", "max", "mean", "min", "nanprod", "nansum",
+    "norm", "one_hot", "ones_like", "pad", "pick", "prod", "radians", "rcbrt", "reciprocal", "relu",
+    "repeat", "reshape", "reshape_like", "rint", "round", "rsqrt", "shape_array", "sigmoid", "sign", "sin",
+    "sinh", "size_array", "slice", "slice_axis", "slice_like", "softmax", "softmin", "sort",
+    "space_to_depth", "split", "sqrt", "square", "squeeze", "sum", "swapaxes", "take", "tan", "tanh",
+    "tile", "topk", "transpose", "trunc", "zeros_like", "detach",
+})
+_RENAME = {"detach": "stop_gradient"}
+_DROP_KEYWORDS = {"flatten": {"inplace"}, "squeeze": {"inplace"}}
+# methods whose result is an array too (besides the routed ones)
+_ARRAY_RESULT = ROUTED | {"astype", "copy", "as_in_context", "as_in_ctx", "copyto", "data", "T"}
+_NP_MODE = ("framework.np", "framework.npx")
+
+
+@dataclass
+class _Scope:
+    arrays: set[str] = field(default_factory=set)
+    f_name: str | None = None  # hybrid_forward's operator namespace
+
+
+def _literal_default(param: cst.Param) -> bool:
+    d = param.default
+    if d is None or (isinstance(d, cst.Name) and d.value == "None"):
+        return False
+    return isinstance(d, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.Tuple,
+                          cst.List, cst.Dict, cst.UnaryOperation)) or (
+        isinstance(d, cst.Name) and d.value in ("True", "False"))
+
+
+def _names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _names(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return _names(target.value)
+    return []
+
+
+class _Bindings(cst.CSTVisitor):
+    """Every binding of a name in one scope (not inside nested functions, lambdas or classes)."""
+
+    def __init__(self) -> None:
+        self.binds: list[tuple[cst.BaseExpression, cst.BaseExpression | None, str]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            self.binds.append((t.target, node.value, "value"))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.binds.append((node.target, node.value, "value"))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.binds.append((node.target, node.value, "aug"))
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self.binds.append((node.target, node.value, "value"))
+
+    def visit_For(self, node: cst.For) -> None:
+        self.binds.append((node.target, node.iter, "iter"))
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self.binds.append((node.target, node.iter, "iter"))
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self.binds.append((node.asname.name, None, "other"))
+
+
+class ArraysRule(Rule):
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        aliases = ctx.info.aliases.values()
+        self._np_mode = any(a in _NP_MODE or a.startswith(tuple(p + "." for p in _NP_MODE)) for a in aliases)
+        self._scopes: list[_Scope] = []
+        self._class_depth = 0
+        self._made: set[int] = set()
+
+    # ---------------------------------------------------------------- what is an array
+    def _is_nd_call(self, func: cst.BaseExpression, scope: _Scope) -> bool:
+        name = dotted(func)
+        if name is None:
+            return False
+        head = name.split(".")[0]
+        if scope.f_name is not None and head == scope.f_name and "." in name:
+            return True
+        path = self.info.resolve(func) or ""
+        return path.startswith(("framework.nd.", "framework.ndarray."))
+
+    def _is_array(self, node: cst.BaseExpression, scope: _Scope) -> bool:
+        if id(node) in self._made:
+            return True
+        if isinstance(node, cst.Name):
+            return node.value in scope.arrays
+        if isinstance(node, cst.Subscript):
+            return self._is_array(node.value, scope)
+        if isinstance(node, cst.BinaryOperation):
+            return self._is_array(node.left, scope) or self._is_array(node.right, scope)
+        if isinstance(node, cst.UnaryOperation):
+            return self._is_array(node.expression, scope)
+        if isinstance(node, cst.IfExp):
+            return all(self._is_array(b, scope) or (isinstance(b, cst.Name) and b.value == "None")
+                       for b in (node.body, node.orelse))
+        if isinstance(node, cst.Attribute):
+            return node.attr.value == "T" and self._is_array(node.value, scope)
+        if isinstance(node, cst.Call):
+            func = node.func
+            if self._is_nd_call(func, scope):
+                return True
+            if isinstance(func, cst.Attribute):
+                if func.attr.value in _ARRAY_RESULT and self._is_array(func.value, scope):
+                    return True
+                owner = func.value
+                while isinstance(owner, cst.Attribute):
+                    owner = owner.value
+                if (isinstance(owner, cst.Name) and owner.value == "self") or (
+                        isinstance(owner, cst.Call) and isinstance(owner.func, cst.Name)
+                        and owner.func.value == "super"):
+                    return any(self._is_array(a.value, scope) for a in node.args)
+            if isinstance(func, cst.Name) and func.value not in _NOT_ARRAY_CALLS and \
+                    not self.info.is_module(func.value):  # a child Block or a helper, given arrays
+                return any(self._is_array(a.value, scope) for a in node.args)
+        return False
+
+    def _iter_elements(self, target: cst.BaseExpression, it: cst.BaseExpression, scope: _Scope) -> list[str]:
+        """Names of a loop target that take arrays from ``it``."""
+        if self._is_array(it, scope):
+            return _names(target)
+        if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and isinstance(target, cst.Tuple):
+            elements = [e.value for e in target.elements]
+            if it.func.value == "enumerate" and len(elements) == 2 and it.args and \
+                    self._is_array(it.args[0].value, scope):
+                return _names(elements[1])
+            if it.func.value == "zip" and len(elements) == len(it.args):
+                return [n for el, a in zip(elements, it.args, strict=True)
+                        if self._is_array(a.value, scope) for n in _names(el)]
+        return []
+
+    def _scope_for(self, body: cst.CSTNode, outer: set[str], params: set[str], f_name: str | None,
+                   shadow: set[str]) -> _Scope:
+        """The arrays of one scope: ``params`` and names bound to an array, unless also bound to
+        something that is visibly not one (a number, a string, a shape, ``len(...)``...), and the
+        enclosing scope's arrays this scope does not bind (``shadow``: its parameters, all of them)."""
+        visitor = _Bindings()
+        body.visit(visitor)
+        assigned = {n for target, _, _ in visitor.binds for n in _names(target)}
+        initial = (outer - shadow - assigned) | params
+        scope = _Scope(set(initial), f_name)
+        for _ in range(4):  # names bound to other names: a few rounds reach the fixpoint in practice
+            yes: set[str] = set()
+            no: set[str] = set()
+            for target, value, kind in visitor.binds:
+                names = set(_names(target))
+                if kind == "iter":
+                    yes |= set(self._iter_elements(target, value, scope))  # type: ignore[arg-type]
+                elif kind == "aug" or value is None:
+                    continue
+                elif self._is_array(value, scope):
+                    yes |= names
+                elif _not_array(value):
+                    no |= names
+            new = (initial | yes) - no
+            if new == scope.arrays:
+                break
+            scope.arrays = new
+        return scope
+
+    # ---------------------------------------------------------------- scopes
+    def visit_Module(self, node: cst.Module) -> None:
+        self._scopes.append(self._scope_for(node, set(), set(), None, set()))
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._class_depth += 1
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        self._class_depth -= 1
+        return updated
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        outer = self._scopes[-1] if self._scopes else _Scope()
+        named = [*node.params.params, *node.params.kwonly_params]
+        every = {p.name.value for p in named}
+        for star in (node.params.star_arg, node.params.star_kwarg):
+            if isinstance(star, cst.Param):
+                every.add(star.name.value)
+        name = node.name.value
+        in_class = self._class_depth > 0 and len(self._scopes) == 1
+        positional = node.params.params
+        params: set[str] = set()
+        f_name = outer.f_name if outer.f_name not in every else None
+        if in_class and name == "hybrid_forward" and len(positional) >= 2:
+            f_name = positional[1].name.value
+            params = {p.name.value for p in named[2:] if not _literal_default(p)}
+        elif in_class and name == "forward" and positional:
+            params = {p.name.value for p in named[1:] if not _literal_default(p)}
+        elif "F" in every:  # a helper taking the operator namespace, as hybrid_forward passes it on
+            f_name = "F"
+        if in_class and name in ("hybrid_forward", "forward") and isinstance(node.params.star_arg, cst.Param):
+            params.add(node.params.star_arg.name.value)
+        self._scopes.append(self._scope_for(node.body, outer.arrays, params, f_name, every))
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        self._scopes.pop()
+        return updated
+
+    # ---------------------------------------------------------------- rewrites
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        func = updated.func
+        if self._np_mode or not isinstance(func, cst.Attribute) or self.is_module_ref(func.value):
+            return updated
+        method = func.attr.value
+        if method not in ROUTED or not self._scopes:
+            return updated
+        scope = self._scopes[-1]
+        if not self._is_array(func.value, scope):
+            self._report_undecided(original, method)
+            return updated
+        if any(a.star for a in updated.args):
+            return updated
+        ns: cst.BaseExpression = cst.Name(scope.f_name) if scope.f_name else self.ns("nd")
+        dropped = _DROP_KEYWORDS.get(method, ())
+        args = [a for a in updated.args if not (a.keyword is not None and a.keyword.value in dropped)]
+        positional = [a for a in args if a.keyword is None]
+        if method == "reshape" and len(positional) > 1:
+            elements = [cst.Element(a.value, comma=a.comma) for a in positional]
+            elements[-1] = elements[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            args = [cst.Arg(cst.Tuple(elements)), *(a for a in args if a.keyword is not None)]
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        first = cst.Arg(unparen(func.value),
+                        comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if args else
+                        cst.MaybeSentinel.DEFAULT)
+        new = cst.Call(func=cst.Attribute(value=ns, attr=cst.Name(_RENAME.get(method, method))),
+                       args=[first, *args], lpar=updated.lpar, rpar=updated.rpar)
+        self.count("array_method")
+        self._made.add(id(new))
+        return new
+
+    def _report_undecided(self, node: cst.Call, method: str) -> None:
+        func = node.func
+        assert isinstance(func, cst.Attribute)
+        root = dotted(func.value)
+        if root is not None and root.split(".")[0] in self.info.foreign | self.info.containers | {"F"}:
+            return  # another library's value, a container, or F (an operator namespace)
+        x = self.ctx.module.code_for_node(func.value)
+        if method == "reshape" and _has_special_code(node):
+            self.unported(node, "MXNet's reshape codes (0, -2, -3, -4) on a value the porter cannot tell is "
+                                "an MXNet array", f"nd.reshape({x}, shape) if {x} is an NDArray")
+        elif method == "transpose" and any(a.keyword is not None and a.keyword.value == "axes"
+                                           for a in node.args):
+            self.unported(node, "transpose(axes=...) on a value the porter cannot tell is an MXNet array "
+                                "(jax.Array.transpose takes the axes positionally)",
+                          f"nd.transpose({x}, axes=...) if {x} is an NDArray")
+
+
+_NOT_ARRAY_CALLS = {"len", "int", "float", "str", "bool", "range", "list", "tuple", "dict", "set", "sorted",
+                    "isinstance", "hasattr", "repr", "format", "enumerate", "zip", "type"}
+_NOT_ARRAY_ATTRS = {"shape", "ndim", "size", "dtype", "context", "ctx", "stype", "name"}
+_HOST_METHODS = {"asnumpy", "asscalar", "tolist", "item", "format", "join", "split", "lower", "upper",
+                 "startswith", "endswith", "keys", "items", "values", "get"}
+
+
+def _not_array(value: cst.BaseExpression) -> bool:
+    """``value`` is visibly not an array: a literal, a comparison, a shape, a built-in's result..."""
+    if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+                          cst.FormattedString, cst.Comparison, cst.Lambda, cst.Dict, cst.Set, cst.DictComp,
+                          cst.SetComp)):
+        return True
+    if isinstance(value, cst.Name):
+        return value.value in ("True", "False")
+    if isinstance(value, cst.Attribute):
+        return value.attr.value in _NOT_ARRAY_ATTRS
+    if isinstance(value, cst.Subscript):
+        return isinstance(value.value, cst.Attribute) and value.value.attr.value in _NOT_ARRAY_ATTRS
+    if isinstance(value, cst.Call):
+        func = value.func
+        if isinstance(func, cst.Name):
+            return func.value in _NOT_ARRAY_CALLS
+        return isinstance(func, cst.Attribute) and func.attr.value in _HOST_METHODS
+    return False
+
+
+def _has_special_code(call: cst.Call) -> bool:
+    """A literal 0, -2, -3 or -4 among the shape arguments of a reshape call."""
+    values: list[cst.BaseExpression] = []
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value != "shape":
+            continue
+        v = a.value
+        values += [e.value for e in v.elements] if isinstance(v, (cst.Tuple, cst.List)) else [v]
+    for v in values:
+        if isinstance(v, cst.Integer) and v.value == "0":
+            return True
+        if isinstance(v, cst.UnaryOperation) and isinstance(v.operator, cst.Minus) and \
+                isinstance(v.expression, cst.Integer) and v.expression.value in ("2", "3", "4"):
+            return True
+    return False

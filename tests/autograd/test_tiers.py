@@ -1,0 +1,100 @@
+"""Tiered compilation (framework/autograd/walk.py, pending.py): a recorded graph whose structure changes
+every step runs node by node from cached per-node programs and compiles nothing new; a graph whose
+description repeats runs as one whole-graph program (fused with the Trainer's update); both give
+jax.grad's gradients."""
+
+import jax
+import jax.numpy as jnp
+import numpy as onp
+
+from framework import _compile, autograd, gluon, init, np
+from framework.gluon import nn
+
+
+class Compiles:
+    """Counts XLA compilations while active (jax.monitoring's compile events)."""
+
+    def __enter__(self):
+        self.count = 0
+
+        def listen(event, duration, **kwargs):
+            if event == "/jax/core/compile/backend_compile_duration":
+                self.count += 1
+
+        self._listen = listen
+        jax.monitoring.register_event_duration_secs_listener(listen)
+        return self
+
+    def __exit__(self, *exc):
+        jax.monitoring.unregister_event_duration_listener(self._listen)
+
+
+def _mlp():
+    net = nn.Sequential()
+    net.add(nn.Dense(16, in_units=8, activation="relu"), nn.Dense(4, in_units=16))
+    net.initialize(init.Xavier())
+    return net
+
+
+def _episode(net, trainer, rs, steps):
+    """An RL-like episode: the net called ``steps`` times under record(), a value read at every step
+    (the action), then one backward and one step."""
+    states = [np.array(rs.uniform(-1, 1, (1, 8)).astype("float32")) for _ in range(steps)]
+    with autograd.record():
+        total = 0.0
+        for x in states:
+            out = net(x)
+            action = 1.0 if float(out.sum()) > 0 else -1.0  # read while recording
+            total = total + (out * out).sum() * action
+    total.backward()
+    trainer.step(1)
+    return states
+
+
+def test_an_episode_loop_of_new_lengths_compiles_nothing_after_warm_up():
+    net = _mlp()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.01})
+    rs = onp.random.RandomState(0)
+    for steps in range(5, 15):  # warm-up: ten episodes of other lengths
+        _episode(net, trainer, rs, steps)
+    with Compiles() as c:
+        for steps in range(15, 45):  # thirty new lengths
+            _episode(net, trainer, rs, steps)
+    assert c.count <= 5, c.count
+    assert "fused_step" not in _compile.program_names(trainer)  # no whole-graph program for any length
+
+
+def test_node_by_node_gradients_equal_jax_grad():
+    net = _mlp()
+    x = np.array(onp.random.RandomState(1).uniform(-1, 1, (3, 8)).astype("float32"))
+    params = net.collect_params().values_on()
+    with autograd.record():
+        h = net(x)
+        loss = (np.tanh(h) * h).sum() + np.abs(h).mean() * 3  # a first graph: node by node
+    loss.backward()
+
+    def f(p):
+        h = net.functional_call(p, x)
+        return (jnp.tanh(h) * h).sum() + jnp.abs(h).mean() * 3
+
+    want = jax.grad(f)(params)
+    for n, p in net.collect_params().items():
+        onp.testing.assert_allclose(onp.asarray(p.grad()), onp.asarray(want[n]), rtol=1e-5, atol=1e-6)
+
+
+def test_a_steady_loop_compiles_one_whole_step_from_its_second_step_on():
+    net = _mlp()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    loss_fn = gluon.loss.L2Loss()
+    x, y = np.ones((4, 8)), np.zeros((4, 4))
+    counts = []
+    for _ in range(4):
+        with Compiles() as c:
+            with autograd.record():
+                loss = loss_fn(net(x), y)
+            loss.backward()
+            trainer.step(4)
+            float(loss.sum())
+        counts.append(c.count)
+    assert "fused_step" in _compile.program_names(trainer)
+    assert counts[1] >= 1 and counts[2:] == [0, 0]  # the whole step compiled once, at step 2

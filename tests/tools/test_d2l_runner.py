@@ -1,0 +1,77 @@
+"""The d2l corpus runner's own logic on made-up notebooks: d2lbook's tab rules, the epoch reduction and
+the failure cascade (no snapshot of the book is needed)."""
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools" / "corpus"))
+
+import d2l_extract  # noqa: E402
+import d2l_prepare  # noqa: E402
+
+NOTEBOOK = '''Text.
+
+```{.python .input  n=1}
+%load_ext d2lbook.tab
+tab.interact_select(['mxnet', 'pytorch'])
+```
+
+```{.python .input}
+%%tab mxnet
+from mxnet import np
+x = np.ones(2)
+```
+
+```{.python .input}
+#@tab pytorch
+import torch
+```
+
+```{.python .input}
+%%tab all
+y = 1
+if tab.selected('mxnet'):
+    z = x + y
+if tab.selected('pytorch', 'jax'):
+    z = torch.ones(2)
+w = 2
+```
+
+```{.python .input}
+default_tab_only = True
+```
+
+```python
+not_a_cell = 1
+```
+'''
+
+
+def test_tab_rules_pick_the_mxnet_cells():
+    cells = d2l_extract.section_cells(NOTEBOOK, "mxnet", "pytorch")
+    assert [c.line for c in cells] == [9, 20]
+    assert "from mxnet import np" in cells[0].source and "%%tab" not in cells[0].source
+    assert cells[1].source.split("\n") == ["", "y = 1", "z = x + y", "w = 2"]
+
+
+def test_a_notebook_without_mxnet_cells_has_no_mxnet_notebook():
+    only_all = NOTEBOOK.replace("%%tab mxnet", "%%tab pytorch")
+    assert d2l_extract.section_cells(only_all, "mxnet", "pytorch") is None
+    assert [c.line for c in d2l_extract.section_cells(NOTEBOOK, "pytorch", "pytorch")] == [15, 20, 30]
+
+
+def test_epoch_reduction_keeps_lines_and_records_each_change():
+    src = ("%matplotlib inline\nlr, num_epochs = 0.1, 10\ntrainer = Trainer(max_epochs=3, num_gpus=1)\n"
+           "def train(net, num_epochs=5): pass\nepochs = 1\n!ls x*\n")
+    out, notes = d2l_prepare.prepare(src, 1)
+    assert out.split("\n") == ["", "lr, num_epochs = 0.1, 1", "trainer = Trainer(max_epochs=1, num_gpus=1)",
+                               "def train(net, num_epochs=1): pass", "epochs = 1", "_d2l_system('ls x*')", ""]
+    assert [n for n in notes if "->" in n] == ["line 2: num_epochs 10 -> 1", "line 3: max_epochs 3 -> 1",
+                                              "line 4: num_epochs 5 -> 1"]
+
+
+def test_names_read_include_free_names_of_functions():
+    src = "def f(a):\n    return net(a) + b\nz = f(x)\n"
+    assert d2l_prepare.names_read(src) >= {"net", "b", "x", "f"} and "a" not in d2l_prepare.names_read(src)
+    assert d2l_prepare.names_bound(src) == {"f", "z"}

@@ -1,0 +1,215 @@
+"""GluonCV's model zoo under ``python -m framework.run``, compared with MXNet 1.9.1.
+
+    python tools/corpus/gluoncv.py --named            # the 17 models the issue names
+    python tools/corpus/gluoncv.py --all              # every gluoncv.model_zoo.get_model_list() entry
+    python tools/corpus/gluoncv.py resnet18_v1b darknet53 --work /tmp/gcv_corpus
+
+GluonCV's ``gluoncv`` package is extracted from a git snapshot (``--gluoncv-git``, ``--rev``; default
+the mirror's master) into ``--work``; nothing of it enters this repository. For each model,
+``tools/corpus/gluoncv_child.py`` (an ordinary MXNet program) runs twice:
+
+1. under MXNet 1.9.1 (``--mxnet-python``): build with ``pretrained=False`` (no pretrained base network;
+   three classes where a constructor requires them), initialise, give BatchNorm's running statistics
+   random values, run one inference forward on a fixed random input, save the parameters and outputs;
+2. under ``python -m framework.run`` with this repository's framework: build the same model, load the
+   reference's parameters, run the same input, save the outputs.
+
+A model matches when it has the same number of outputs, of the same shapes, and the largest absolute
+difference over every output is at most ``--tol`` (1e-4) of that output's largest magnitude. The table
+(model, reference, built, forward, match, max relative error, error) goes to stdout and
+``<work>/gluoncv_table.md``; the last line is the summary. Runs resume: models already in a phase's log
+are skipped (``--fresh`` starts over). A model that crashes its process is recorded and the run goes on.
+
+GluonCV imports tqdm, portalocker, Pillow and scipy; give MXNet's interpreter and ours a directory with
+them through ``--mxnet-path`` / ``--our-path`` (e.g. ``/tmp/mx/bin/python -m pip install --target
+/tmp/gcv_mxdeps tqdm portalocker pillow 'scipy<1.12'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as onp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _gcv_common import (  # noqa: E402
+    GLUONCV_GIT,
+    MXNET_PYTHON,
+    ROOT,
+    env_with,
+    extract,
+    markdown_table,
+    our_command,
+    read_jsonl,
+    run_logged,
+)
+
+CHILD = Path(__file__).resolve().parent / "gluoncv_child.py"
+NAMED = ["resnet18_v1b", "resnet50_v1d", "mobilenetv3_small", "se_resnext50_32x4d", "resnest14",
+         "mobilenet1.0", "cifar_resnet20_v1", "densenet121", "googlenet", "darknet53",
+         "ssd_300_vgg16_atrous_voc",
+         "yolo3_darknet53_voc", "faster_rcnn_resnet50_v1b_voc", "center_net_resnet18_v1b_voc",
+         "fcn_resnet50_voc", "deeplab_resnet50_ade", "simple_pose_resnet18_v1b"]
+
+
+def model_list(src: Path, mx_python: str, env: dict[str, str], work: Path) -> list[str]:
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from gluoncv.model_zoo import model_zoo; "
+            "print('\\n'.join(model_zoo.get_model_list()))")
+    import subprocess
+
+    proc = subprocess.run([mx_python, "-c", code, str(src)], env=env, capture_output=True, text=True,
+                          cwd=work, timeout=600)
+    if proc.returncode != 0:
+        raise SystemExit(f"cannot list GluonCV's models under MXNet:\n{proc.stderr[-3000:]}\n"
+                         "Give MXNet's interpreter GluonCV's dependencies with --mxnet-path (see --help).")
+    return [n for n in proc.stdout.split() if n]
+
+
+def run_phase(mode: str, models: list[str], cmd_for, env: dict[str, str], out: Path, timeout: int,
+              log: Path) -> dict[str, dict]:
+    """Run the child over ``models`` not yet in ``<out>/<mode>.jsonl``; restart after a crash."""
+    jsonl = out / f"{mode}.jsonl"
+    while True:
+        entries = read_jsonl(jsonl)
+        done = {e["model"]: e for e in entries if "model" in e}
+        started = [e["start"] for e in entries if "start" in e]
+        for name in started:
+            if name not in done:  # the process died while running it
+                rec = {"model": name, "built": False, "forward": False, "error": "process crashed",
+                       "seconds": 0}
+                with open(jsonl, "a") as fh:
+                    fh.write(json.dumps(rec) + "\n")
+                done[name] = rec
+        todo = [m for m in models if m not in done]
+        if not todo:
+            return done
+        print(f"[{mode}] {len(todo)} model(s) to run", flush=True)
+        rc, secs = run_logged(cmd_for(todo), env, out, log, timeout=timeout * len(todo) + 600)
+        after = read_jsonl(jsonl)
+        if len(after) == len(entries):  # nothing happened: the program cannot start at all
+            tail = log.read_text(errors="replace")[-3000:]
+            for name in todo:
+                done[name] = {"model": name, "built": False, "forward": False, "seconds": 0,
+                              "error": f"{mode} program failed to start (rc {rc}); see {log}"}
+            print(tail, file=sys.stderr)
+            return done
+
+
+def compare(name: str, out: Path, n_ref: int, n_ours: int, tol: float) -> tuple[bool, float, str]:
+    if n_ref != n_ours:
+        return False, float("nan"), f"{n_ours} outputs, MXNet {n_ref}"
+    worst = 0.0
+    for i in range(n_ref):
+        ref = onp.load(out / f"{name}.reference.out{i}.npy", allow_pickle=False)
+        ours = onp.load(out / f"{name}.ours.out{i}.npy", allow_pickle=False)
+        if ref.shape != ours.shape:
+            return False, float("nan"), f"output {i}: shape {ours.shape}, MXNet {ref.shape}"
+        if ref.size == 0:
+            continue
+        ref64, ours64 = ref.astype(onp.float64), ours.astype(onp.float64)
+        if not onp.isfinite(ref64).all():
+            same = onp.array_equal(onp.isnan(ref64), onp.isnan(ours64))
+            mask = onp.isfinite(ref64)
+            if not same:
+                return False, float("nan"), f"output {i}: non-finite values differ"
+            ref64, ours64 = ref64[mask], ours64[mask]
+            if ref64.size == 0:
+                continue
+        scale = max(float(onp.abs(ref64).max()), 1e-12)
+        worst = max(worst, float(onp.abs(ref64 - ours64).max()) / scale)
+    return worst <= tol, worst, ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("models", nargs="*")
+    ap.add_argument("--named", action="store_true", help="the 17 models of the issue")
+    ap.add_argument("--all", action="store_true", help="every get_model_list() entry")
+    ap.add_argument("--gluoncv-git", default=GLUONCV_GIT)
+    ap.add_argument("--rev", default="master")
+    ap.add_argument("--work", default="/tmp/gcv_corpus", type=Path)
+    ap.add_argument("--mxnet-python", default=MXNET_PYTHON)
+    ap.add_argument("--mxnet-path", action="append", default=[],
+                    help="extra PYTHONPATH entry for MXNet's side")
+    ap.add_argument("--our-path", action="append", default=[], help="extra PYTHONPATH entry for our side")
+    ap.add_argument("--timeout", type=int, default=900, help="seconds per model and side")
+    ap.add_argument("--tol", type=float, default=1e-4)
+    ap.add_argument("--phase", choices=("all", "reference", "ours", "compare"), default="all")
+    ap.add_argument("--fresh", action="store_true", help="forget earlier results in --work")
+    args = ap.parse_args(argv)
+
+    work: Path = args.work
+    if args.fresh and (work / "out").exists():
+        shutil.rmtree(work / "out")
+    src = extract(args.gluoncv_git, args.rev, ["gluoncv"], work / "src")
+    out = work / "out"
+    out.mkdir(parents=True, exist_ok=True)
+    mx_env = env_with(args.mxnet_path, OMP_NUM_THREADS="1")
+    our_env = env_with([str(ROOT), *args.our_path])
+    listed = model_list(src, args.mxnet_python, mx_env, work)
+    if args.all:
+        models = NAMED + [m for m in listed if m not in NAMED]
+    elif args.named:
+        models = list(NAMED)
+    else:
+        models = args.models or list(NAMED)
+    unknown = [m for m in models if m not in listed]
+    if unknown:
+        raise SystemExit(f"not in gluoncv.model_zoo.get_model_list(): {unknown}")
+
+    common = ["--src", str(src), "--out", str(out), "--timeout", str(args.timeout)]
+    log = work / "gluoncv_runs.log"
+    ref: dict[str, dict] = {}
+    ours: dict[str, dict] = {}
+    if args.phase in ("all", "reference"):
+        ref = run_phase("reference", models, lambda todo: [args.mxnet_python, str(CHILD), "--mode",
+                                                            "reference", *common, *todo],
+                        mx_env, out, args.timeout, log)
+    if args.phase in ("all", "ours"):
+        ready = [m for m in models if (out / f"{m}.params").exists()]
+        ours = run_phase("ours", ready, lambda todo: our_command(CHILD, "--mode", "ours", *common, *todo),
+                         our_env, out, args.timeout, log)
+    ref = ref or {e["model"]: e for e in read_jsonl(out / "reference.jsonl") if "model" in e}
+    ours = ours or {e["model"]: e for e in read_jsonl(out / "ours.jsonl") if "model" in e}
+
+    rows, matched, errors = [], [], []
+    n_ref = n_built = n_fwd = 0
+    for m in models:
+        r, o = ref.get(m, {}), ours.get(m, {})
+        ref_ok = bool(r.get("forward"))
+        n_ref += ref_ok
+        built, fwd = bool(o.get("built")), bool(o.get("forward"))
+        n_built += built
+        n_fwd += fwd
+        match, err, why = False, float("nan"), ""
+        if ref_ok and fwd:
+            match, err, why = compare(m, out, r.get("outputs", 0), o.get("outputs", 0), args.tol)
+            if match:
+                matched.append(m)
+                errors.append(err)
+        note = why or o.get("error", "") or ("" if ref_ok else "MXNet: " + r.get("error", "not run"))
+        rows.append([m, "ok" if ref_ok else "fail", "yes" if built else "no", "yes" if fwd else "no",
+                     "yes" if match else "no", f"{err:.1e}" if err == err else "-",
+                     f"{o.get('seconds', '-')}/{r.get('seconds', '-')}", note[:160]])
+    table = markdown_table(["model", "MXNet", "built", "forward", "match", "max rel err", "s ours/MXNet",
+                            "note"], rows)
+    named_ok = sum(m in matched for m in NAMED if m in models)
+    n_named = sum(m in models for m in NAMED)
+    total = len(listed) if args.all else len(models)
+    summary = (f"gluoncv: {len(models)} models run of {len(listed)} listed; MXNet 1.9.1 forward {n_ref}; "
+               f"ours built {n_built}, forward {n_fwd}, match {len(matched)} "
+               f"({100.0 * len(matched) / max(total, 1):.1f}% of {'all listed' if args.all else 'run'}, "
+               f"{100.0 * len(matched) / max(n_ref, 1):.1f}% of MXNet's); named {named_ok}/{n_named}; "
+               f"max rel err of matches {max(errors) if errors else float('nan'):.1e}")
+    (work / "gluoncv_table.md").write_text(table + "\n\n" + summary + "\n")
+    print(table)
+    print(summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
