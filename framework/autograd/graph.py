@@ -33,9 +33,9 @@ import numpy as onp
 from .. import _compile
 from .lazy import force
 
-__all__ = ["Node", "Value", "OpDesc", "BlockDesc", "LEAF", "NodeOut", "ParamIn", "ConstIn", "CountIn",
-           "Step", "LeafStep", "PlanKey", "Abstract", "Plan", "op_desc", "node_function",
-           "abstract_eval", "replay", "device_of"]
+__all__ = ["Node", "Value", "OpDesc", "BlockDesc", "GradDesc", "LEAF", "NodeOut", "ParamIn", "ConstIn",
+           "CountIn", "Step", "LeafStep", "PlanKey", "Abstract", "Plan", "op_desc", "node_function",
+           "abstract_eval", "replay", "backward_function", "device_of"]
 
 
 # ------------------------------------------------------------------------------------ descriptions
@@ -95,6 +95,23 @@ class BlockDesc(_Description):
     def __init__(self, block: weakref.ref, training: bool, treedef: Any, names: tuple, device: Any,
                  structure: tuple) -> None:
         values = (block, training, treedef, names, device, structure)
+        for name, value in zip(self._fields, values, strict=True):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_hash", hash(values))
+
+
+class GradDesc(_Description):
+    """The gradients of a described computation (its :class:`PlanKey`, head gradients used) with
+    respect to the leaves ``wrt`` (indices into its parameter values), as a function of the values it
+    reads: ``autograd.grad(..., create_graph=True)`` records one, so a second backward differentiates
+    the gradients. Its dynamic inputs are the ``n_params`` leaf values, the ``n_consts`` constants and
+    the head gradients used."""
+
+    __slots__ = ("key", "use_hg", "wrt", "n_params", "n_consts")
+    _fields = __slots__
+
+    def __init__(self, key: Any, use_hg: tuple, wrt: tuple, n_params: int, n_consts: int) -> None:
+        values = (key, use_hg, wrt, n_params, n_consts)
         for name, value in zip(self._fields, values, strict=True):
             object.__setattr__(self, name, value)
         object.__setattr__(self, "_hash", hash(values))
@@ -232,6 +249,17 @@ def node_function(desc: Any) -> Callable[[Sequence[Any], Sequence[Any]], Any]:
             return desc.fn(*args, **kwargs)
 
         return op
+    if type(desc) is GradDesc:
+        backward = backward_function(desc.key, desc.use_hg, ())
+        n_p, n_c = desc.n_params, desc.n_consts
+
+        def grads(params: Sequence[Any], dyn: Sequence[Any]) -> Any:
+            hg = iter(dyn[n_p + n_c:])
+            heads = [next(hg) if used else None for used in desc.use_hg]
+            computed = backward(list(dyn[:n_p]), list(dyn[n_p:n_p + n_c]), heads)[2]
+            return [computed[i] for i in desc.wrt]
+
+        return grads
     forward = _compile.block_function(desc.block(), desc.training, True, desc.device)
     names = desc.names
 
@@ -450,3 +478,23 @@ def replay(steps: tuple) -> Callable[[Sequence[Any], Sequence[Any]], tuple[list,
         return outs, states
 
     return run
+
+
+def backward_function(key: PlanKey, use_hg: tuple[bool, ...], want: tuple[NodeOut, ...]) -> Callable:
+    """The pure backward of a plan: ``(pvals, consts, head grads) -> Result`` (as a tuple), the values
+    those of ``want`` and the total the differentiated sum."""
+    run = replay(key.steps)
+
+    def objective(pvals, consts, hg):
+        outs, states = run(pvals, consts)
+        terms = []
+        for head, g, use in zip(key.heads, hg, use_hg, strict=True):
+            h = outs[head.node][head.out]
+            terms.append((jnp.sum(h * g) if use else jnp.sum(h)).astype(jnp.float32))
+        return functools.reduce(jnp.add, terms), (outs, states)
+
+    def program(pvals, consts, hg):
+        (total, (outs, states)), grads = jax.value_and_grad(objective, has_aux=True)(pvals, consts, hg)
+        return [outs[w.node][w.out] for w in want], states, grads, total
+
+    return program

@@ -24,7 +24,6 @@ per-node programs (:mod:`.walk`); a description that repeats runs as one compile
 
 from __future__ import annotations
 
-import functools
 import threading
 import weakref
 from collections import OrderedDict
@@ -36,7 +35,7 @@ import jax.numpy as jnp
 
 from .. import _compile
 from . import walk
-from .graph import NodeOut, Plan, PlanKey, replay
+from .graph import NodeOut, Plan, PlanKey, backward_function
 from .lazy import GRAD, STATE, TOTAL, VALUE, Deferred
 
 __all__ = ["Pending", "Result", "GradientLeaf", "StateHolder", "backward_function", "backward_program",
@@ -105,26 +104,6 @@ def wanted(plan: Plan) -> tuple[NodeOut, ...]:
                 if r is not None and r._value is None:
                     out.append(NodeOut(ni, oi))
     return tuple(out)
-
-
-def backward_function(key: PlanKey, use_hg: tuple[bool, ...], want: tuple[NodeOut, ...]) -> Callable:
-    """The pure backward of a plan: ``(pvals, consts, head grads) -> Result`` (as a tuple), the values
-    those of ``want`` and the total the differentiated sum."""
-    run = replay(key.steps)
-
-    def objective(pvals, consts, hg):
-        outs, states = run(pvals, consts)
-        terms = []
-        for head, g, use in zip(key.heads, hg, use_hg, strict=True):
-            h = outs[head.node][head.out]
-            terms.append((jnp.sum(h * g) if use else jnp.sum(h)).astype(jnp.float32))
-        return functools.reduce(jnp.add, terms), (outs, states)
-
-    def program(pvals, consts, hg):
-        (total, (outs, states)), grads = jax.value_and_grad(objective, has_aux=True)(pvals, consts, hg)
-        return [outs[w.node][w.out] for w in want], states, grads, total
-
-    return program
 
 
 def backward_program(key: PlanKey, use_hg: tuple[bool, ...], want: tuple[NodeOut, ...]) -> Callable:
