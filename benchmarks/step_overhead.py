@@ -184,6 +184,9 @@ def torch_step(data: list[tuple[Any, Any]], steps: int, slices: int = 1) -> Call
             return None
     from torch import nn as tnn
 
+    # one intra-op thread: at batch 8 the step is host overhead, and a pool of spinning threads only
+    # competes with the machine's other load (one thread is the faster setting for this peer here)
+    torch.set_num_threads(1)
     torch.manual_seed(0)
     net = tnn.Sequential(tnn.Conv2d(1, 6, 5), tnn.ReLU(), tnn.MaxPool2d(2, 2), tnn.Conv2d(6, 16, 3),
                          tnn.ReLU(), tnn.MaxPool2d(2, 2), tnn.Flatten(), tnn.Linear(400, 120), tnn.ReLU(),

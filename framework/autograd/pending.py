@@ -116,7 +116,8 @@ class Pending:
     """A described backward and the slots it owes results to (see the module docstring).
 
     ``whole``: its description repeats, so it runs as one compiled program (else node by node).
-    ``write_grads``: False for ``autograd.grad``, which returns the gradients instead of writing them.
+    ``want``: the recorded values it returns; ``arguments``: its whole-graph program's arguments;
+    ``computed``: its :class:`Result` once run (None before: a fused step may take it over).
     """
 
     __slots__ = ("plan", "use_hg", "hg_args", "want", "arguments", "whole", "computed", "grads", "_slots",
@@ -134,7 +135,8 @@ class Pending:
 
     # ------------------------------------------------------------------ owing
     def owe(self, *, write_grads: bool = True) -> None:
-        """Put a Deferred into every slot this backward writes."""
+        """Put a Deferred into every slot this backward writes (no gradient slot with ``write_grads``
+        False: ``autograd.grad`` returns the gradients instead)."""
         plan, slots = self.plan, self._slots
         for j, w in enumerate(self.want):
             r = plan.nodes[w.node].outputs[w.out]()

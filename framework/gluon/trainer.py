@@ -278,8 +278,9 @@ class Trainer(StrictKwargs):
         devices = self._devices()
         grads = {d: {n: p._grad[d] for n, p in self._trainable} for d in devices}
         for dev in devices:
-            if allreduce and len(devices) > 1:
-                here = jax.device_put([grads[o] for o in devices], dev)
+            if allreduce and len(devices) > 1:  # the other devices' gradients moved here, in device order
+                moved = iter(jax.device_put([grads[o] for o in devices if o != dev], dev))
+                here = [grads[o] if o == dev else next(moved) for o in devices]
             else:
                 here = [grads[dev]]
             values = {n: p._data[dev] for n, p in self._trainable}
