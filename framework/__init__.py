@@ -67,6 +67,8 @@ _LAZY = {
     "operator": "framework.operator",
     "sym": "framework.symbol",
     "symbol": "framework.symbol",
+    "name": "framework.symbol.naming",
+    "attribute": "framework.symbol.naming",
     "numpy": "framework.np",
     "numpy_extension": "framework.npx",
     "rnd": "framework.np.random",

@@ -56,13 +56,13 @@ class SymbolArithmetic:
     __mod__ = _binary("_Mod", "_ModScalar")
     __rmod__ = _binary("_Mod", "_ModScalar", "_RModScalar", swap=True)
     __pow__ = _binary("_Power", "_PowerScalar")
-    __rpow__ = _binary("_Power", "_PowerScalar", "_RPowerScalar", swap=True)
-    __eq__ = _binary("_equal", "_EqualScalar")  # type: ignore[assignment]
-    __ne__ = _binary("_not_equal", "_NotEqualScalar")  # type: ignore[assignment]
-    __gt__ = _binary("_greater", "_GreaterScalar")
-    __ge__ = _binary("_greater_equal", "_GreaterEqualScalar")
-    __lt__ = _binary("_lesser", "_LesserScalar")
-    __le__ = _binary("_lesser_equal", "_LesserEqualScalar")
+    __rpow__ = _binary("_Power", "_PowerScalar", "_rpower_scalar", swap=True)
+    __eq__ = _binary("_equal", "_equal_scalar")  # type: ignore[assignment]
+    __ne__ = _binary("_not_equal", "_not_equal_scalar")  # type: ignore[assignment]
+    __gt__ = _binary("_greater", "_greater_scalar")
+    __ge__ = _binary("_greater_equal", "_greater_equal_scalar")
+    __lt__ = _binary("_lesser", "_lesser_scalar")
+    __le__ = _binary("_lesser_equal", "_lesser_equal_scalar")
 
     def __neg__(self):
         return self.__mul__(-1.0)

@@ -33,7 +33,7 @@ def _value(v):
 
 
 def _build(rec):
-    with mx.sym.NameManager():
+    with mx.name.NameManager():
         syms = [mx.sym.var(n) for n in rec["inputs"]]
         named = {} if rec["fn"] in ("maximum", "minimum", "hypot", "power") else {"name": "o"}
         kwargs = {k: _value(v) for k, v in rec["kwargs"].items()}

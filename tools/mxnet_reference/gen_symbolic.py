@@ -34,6 +34,7 @@ import os
 import sys
 
 import mxnet as mx
+import numpy as np
 
 OUT = os.path.join("tests", "reference", "symbolic")
 DATA = "/work/shared/data/fashion-mnist"
@@ -328,6 +329,58 @@ def instances():
     _dump("op_instances.json", records)
 
 
+# ------------------------------------------------------------------------------- graphs
+def _nets():
+    import importlib.util
+    path = os.path.join("tests", "symbol", "symbolic_nets.py")
+    spec = importlib.util.spec_from_file_location("symbolic_nets", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _seeded(names_shapes, seed):
+    sys.path.insert(0, os.path.join("tools", "mxnet_reference"))
+    from gen_symbol import seeded_params
+    return seeded_params(names_shapes, seed)
+
+
+def graphs():
+    nets = _nets()
+    for seed, (name, build) in enumerate(nets.NETS.items()):
+        with mx.name.NameManager():
+            sym, shapes, labels = build(mx)
+        sym.save(os.path.join(OUT, f"{name}-symbol.json"))
+        arg_names, aux_names = sym.list_arguments(), sym.list_auxiliary_states()
+        arg_shapes, out_shapes, aux_shapes = sym.infer_shape(**shapes)
+        all_shapes = dict(zip(arg_names, arg_shapes))
+        label_shapes = {n: all_shapes[n] for n in labels}
+        inputs = nets.inputs_for(name, shapes, labels, seed)
+        labs = nets.labels_for(name, label_shapes, seed)
+        param_names = sorted(n for n in arg_names if n not in inputs and n not in labs)
+        params = _seeded([(n, all_shapes[n]) for n in param_names], seed)
+        aux = _seeded(sorted(zip(aux_names, aux_shapes)), seed + 50)
+        exe = sym.simple_bind(mx.cpu(), grad_req="write", **{k: all_shapes[k] for k in arg_names})
+        for k, v in {**inputs, **labs, **params}.items():
+            exe.arg_dict[k][:] = v
+        for k, v in aux.items():
+            exe.aux_dict[k][:] = v
+        rs = np.random.RandomState(300 + seed)
+        out_grads = [rs.uniform(-1, 1, s).astype(np.float32) for s in out_shapes]
+        rec = {f"in:{k}": v for k, v in {**inputs, **labs}.items()}
+        rec.update({f"aux:{k}": v for k, v in aux.items()})
+        rec.update({f"out_grad{i}": g for i, g in enumerate(out_grads)})
+        for i, o in enumerate(exe.forward(is_train=False)):
+            rec[f"out_infer{i}"] = o.asnumpy()
+        for i, o in enumerate(exe.forward(is_train=True)):
+            rec[f"out_train{i}"] = o.asnumpy()
+        exe.backward([mx.nd.array(g) for g in out_grads])
+        rec.update({f"grad:{k}": v.asnumpy() for k, v in exe.grad_dict.items()})
+        rec.update({f"aux_after:{k}": v.asnumpy() for k, v in exe.aux_dict.items()})
+        np.savez_compressed(os.path.join(OUT, f"{name}.npz"), **rec)
+        print("wrote", name, len(rec), "arrays")
+
+
 def _jsonable(v):
     if isinstance(v, tuple):
         return {"tuple": list(v)}
@@ -342,7 +395,7 @@ def _dump(name, obj):
     print("wrote", os.path.join(OUT, name))
 
 
-PARTS = {"signatures": signatures, "instances": instances}
+PARTS = {"signatures": signatures, "instances": instances, "graphs": graphs}
 
 if __name__ == "__main__":
     wanted = sys.argv[1:] or list(PARTS)
