@@ -29,15 +29,18 @@ Run from the repository root: ``/tmp/mx/bin/python tools/mxnet_reference/gen_sym
 from __future__ import annotations
 
 import ctypes
+import gzip
 import json
 import os
+import struct
 import sys
 
 import mxnet as mx
 import numpy as np
 
 OUT = os.path.join("tests", "reference", "symbolic")
-DATA = "/work/shared/data/fashion-mnist"
+DATA_DIRS = (os.path.join(os.environ.get("FRAMEWORK_HOME", os.path.expanduser("~/.framework")), "datasets",
+                          "fashion-mnist"), "/usr/share/datasets/fashion-mnist")
 
 _SKIP_PREFIX = ("_backward", "_np", "_npi", "_npx", "_image_", "_sparse_", "_contrib_backward",
                 "_random_pdf", "_cvim", "_cvcopy", "_cvimresize", "_cvimread", "_cvimdecode", "_sg_",
@@ -395,9 +398,116 @@ def _dump(name, obj):
     print("wrote", os.path.join(OUT, name))
 
 
-PARTS = {"signatures": signatures, "instances": instances, "graphs": graphs}
+# ------------------------------------------------------------------------------- Module
+TRAIN_N, VAL_N, BATCH, MODULE_SEED = 512, 256, 64, 7
+OPT = {"learning_rate": 0.05, "momentum": 0.9, "wd": 1e-4}
+
+
+def fashion(root, split, n):
+    """The first ``n`` images (N, 1, 28, 28) scaled to [0, 1] and labels of a Fashion-MNIST split."""
+    prefix = "train" if split == "train" else "t10k"
+    with gzip.open(os.path.join(root, f"{prefix}-images-idx3-ubyte.gz")) as f:
+        _, count, rows, cols = struct.unpack(">IIII", f.read(16))
+        x = np.frombuffer(f.read(n * rows * cols), np.uint8).reshape(n, 1, rows, cols)
+    with gzip.open(os.path.join(root, f"{prefix}-labels-idx1-ubyte.gz")) as f:
+        f.read(8)
+        y = np.frombuffer(f.read(n), np.uint8)
+    return x.astype(np.float32) / 255, y.astype(np.float32)
+
+
+def data_root():
+    for root in ([os.environ["FASHION_ROOT"]] if "FASHION_ROOT" in os.environ else []) + list(DATA_DIRS):
+        if os.path.exists(os.path.join(root, "t10k-labels-idx1-ubyte.gz")):
+            return root
+    raise SystemExit("Fashion-MNIST not found: set FASHION_ROOT to the directory of its four .gz files")
+
+
+def module_initial(mx, sym, shapes):
+    arg_shapes, _, aux_shapes = sym.infer_shape(**shapes)
+    names = [n for n in sym.list_arguments() if n not in ("data", "softmax_label")]
+    shape_of = dict(zip(sym.list_arguments(), arg_shapes))
+    params = _seeded(sorted((n, shape_of[n]) for n in names), MODULE_SEED)
+    aux = {n: (np.zeros if n.endswith("mean") else np.ones)(s, np.float32)
+           for n, s in zip(sym.list_auxiliary_states(), aux_shapes)}
+    return params, aux
+
+
+def module():
+    nets = _nets()
+    root = data_root()
+    x, y = fashion(root, "train", TRAIN_N)
+    xv, yv = fashion(root, "t10k", VAL_N)
+    with mx.name.NameManager():
+        sym, shapes, _ = nets.lenet_module(mx)
+    params, aux = module_initial(mx, sym, {"data": (BATCH, 1, 28, 28)})
+    train = mx.io.NDArrayIter(x, y, BATCH, shuffle=False)
+    val = mx.io.NDArrayIter(xv, yv, BATCH)
+    prefix = os.path.join(OUT, "module_lenet")
+    history = {"train_acc": [], "val_acc": []}
+
+    def epoch_end(epoch, symbol, arg, auxs):
+        if epoch == 0:
+            mx.model.save_checkpoint(prefix, epoch + 1, symbol, arg, auxs)
+
+    def record(param):
+        history["val_acc"].append(param.eval_metric.get()[1])
+
+    def train_record(param):
+        if param.nbatch == TRAIN_N // BATCH - 1:
+            history["train_acc"].append(param.eval_metric.get()[1])
+
+    mod = mx.mod.Module(sym, context=mx.cpu())
+    mod.fit(train, eval_data=val, eval_metric="acc", optimizer="sgd", optimizer_params=OPT,
+            arg_params={k: mx.nd.array(v) for k, v in params.items()},
+            aux_params={k: mx.nd.array(v) for k, v in aux.items()}, num_epoch=2, epoch_end_callback=epoch_end,
+            eval_end_callback=record, batch_end_callback=train_record)
+    arg, auxs = mod.get_params()
+    rec = {f"fit:{k}": v.asnumpy() for k, v in {**arg, **auxs}.items()}
+    # a checkpoint MXNet wrote, loaded by MXNet's Module and trained one more epoch (fresh optimizer)
+    resumed = mx.mod.Module.load(prefix, 1, context=mx.cpu())
+    train.reset()
+    resumed.fit(train, eval_data=val, optimizer="sgd", optimizer_params=OPT, begin_epoch=1, num_epoch=2)
+    arg, auxs = resumed.get_params()
+    rec.update({f"resumed:{k}": v.asnumpy() for k, v in {**arg, **auxs}.items()})
+    rec["resumed_val_acc"] = np.asarray(resumed.score(val, "acc")[0][1])
+    # two steps only: the numbers before float rounding is amplified by training
+    short = mx.mod.Module(sym, context=mx.cpu())
+    short.fit(mx.io.NDArrayIter(x[:2 * BATCH], y[:2 * BATCH], BATCH), optimizer="sgd", optimizer_params=OPT,
+              arg_params={k: mx.nd.array(v) for k, v in params.items()},
+              aux_params={k: mx.nd.array(v) for k, v in aux.items()}, num_epoch=1)
+    arg, auxs = short.get_params()
+    rec.update({f"short:{k}": v.asnumpy() for k, v in {**arg, **auxs}.items()})
+    rec["train_acc"] = np.asarray(history["train_acc"])
+    rec["val_acc"] = np.asarray(history["val_acc"])
+    np.savez_compressed(os.path.join(OUT, "module_lenet.npz"), **rec)
+    print("module: train acc", history["train_acc"], "val acc", history["val_acc"])
+
+
+def check_ours(prefix, epoch, out):
+    """MXNet reads a checkpoint this framework wrote: its validation accuracy, and one more epoch."""
+    root = data_root()
+    x, y = fashion(root, "train", TRAIN_N)
+    xv, yv = fashion(root, "t10k", VAL_N)
+    mod = mx.mod.Module.load(prefix, int(epoch), context=mx.cpu())
+    val = mx.io.NDArrayIter(xv, yv, BATCH)
+    mod.bind(val.provide_data, val.provide_label, for_training=False)
+    acc = mod.score(val, "acc")[0][1]
+    train = mx.io.NDArrayIter(x, y, BATCH, shuffle=False)
+    mod2 = mx.mod.Module.load(prefix, int(epoch), context=mx.cpu())
+    mod2.fit(train, optimizer="sgd", optimizer_params=OPT, begin_epoch=int(epoch), num_epoch=int(epoch) + 1)
+    arg, aux = mod2.get_params()
+    result = {"val_acc": float(acc), "arguments": mod.symbol.list_arguments(),
+              "after": {k: v.asnumpy().astype(float).ravel()[:8].tolist() for k, v in {**arg, **aux}.items()}}
+    with open(out, "w") as f:
+        json.dump(result, f)
+
+
+PARTS = {"signatures": signatures, "instances": instances, "graphs": graphs, "module": module}
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--check-ours"]:
+        check_ours(*sys.argv[2:5])
+        sys.exit(0)
     wanted = sys.argv[1:] or list(PARTS)
     for part in wanted:
         PARTS[part]()
