@@ -23,7 +23,7 @@ from ..npx import drop as _drop
 from ..npx import indexing as _idx
 from ..npx import normalization as _norm
 from ..npx import pool as _pool
-from . import _ops_math  # noqa: F401  (registers the element-wise, reduction and shape operators)
+from . import _ops_loss  # noqa: F401  (element-wise, reduction, shape operators; loss heads, BlockGrad)
 from ._attrs import Attrs
 from ._registry import OPS, Call, LazyZeros, OpSpec, check_size, num_outputs, register, supported_ops
 from ._rnn import rnn as _rnn
@@ -63,8 +63,21 @@ def _fully_connected(c, xs, a):
                                   no_bias=no_bias, flatten=a.bool("flatten", True))
 
 
-@register("Pooling", "_npx_pooling", "Pooling_v1")
+def _pool_outputs(a: Attrs) -> int:
+    """MXNet 1.9.1's pip builds (MKL-DNN) give a max-pooling node a second, hidden output (a workspace)."""
+    if a.op != "Pooling" or a.str("pool_type", "max") != "max":
+        return 1
+    kernel = a.opt_shape("kernel", ())
+    return 2 if 1 <= len(kernel) <= 3 and a.str("layout", "None") in ("None", "NCW", "NCHW", "NCDHW") else 1
+
+
+@register("Pooling", "_npx_pooling", "Pooling_v1", outputs=_pool_outputs)
 def _pooling(c, xs, a):
+    out = _pool_1(c, xs, a)
+    return (out, jnp.zeros((0,), out.dtype)) if _pool_outputs(a) == 2 else out
+
+
+def _pool_1(c, xs, a):
     cip = a.str("count_include_pad", "None")
     return _pool.pooling(xs[0], kernel=a.shape("kernel", None), pool_type=a.str("pool_type", "max"),
                          global_pool=a.bool("global_pool"),
@@ -108,8 +121,12 @@ def _batch_norm(c, xs, a):
 
 @register("LayerNorm", "_npx_layer_norm", outputs=3)
 def _layer_norm(c, xs, a):
-    return _norm.layer_norm(xs[0], xs[1], xs[2], axis=a.int("axis", -1), eps=a.float("eps", 1e-5),
-                            output_mean_var=True)
+    axis = a.int("axis", -1)
+    out, mean, std = _norm.layer_norm(xs[0], xs[1], xs[2], axis=axis, eps=a.float("eps", 1e-5),
+                                      output_mean_var=True)
+    if a.op == "LayerNorm":  # MXNet 1.x keeps the normalised axis (size 1) in the mean and std
+        mean, std = jnp.expand_dims(mean, axis % xs[0].ndim), jnp.expand_dims(std, axis % xs[0].ndim)
+    return out, mean, std
 
 
 @register("GroupNorm", "_npx_group_norm", outputs=3)
@@ -118,9 +135,17 @@ def _group_norm(c, xs, a):
                             eps=a.float("eps", 1e-5), output_mean_var=True)
 
 
-@register("InstanceNorm", "_npx_instance_norm")
+def _instance_outputs(a: Attrs) -> int:
+    return 3 if a.op == "InstanceNorm" else 1  # MXNet 1.x counts two hidden outputs (mean, var)
+
+
+@register("InstanceNorm", "_npx_instance_norm", outputs=_instance_outputs)
 def _instance_norm(c, xs, a):
-    return _norm.instance_norm(xs[0], xs[1], xs[2], eps=a.float("eps", 1e-3))
+    out = _norm.instance_norm(xs[0], xs[1], xs[2], eps=a.float("eps", 1e-3))
+    if a.op != "InstanceNorm":
+        return out
+    empty = jnp.zeros((0,), out.dtype)
+    return out, empty, empty
 
 
 @register("Dropout", "_npx_dropout", outputs=2)
@@ -157,16 +182,6 @@ def _softmax_activation(c, xs, a):
     x = xs[0]
     if a.str("mode", "instance") == "channel":
         return jax.nn.softmax(x, axis=1)
-    return jax.nn.softmax(x.reshape(x.shape[0], -1), axis=-1).reshape(x.shape)
-
-
-@register("SoftmaxOutput", "Softmax")
-def _softmax_output(c, xs, a):
-    x = xs[0]
-    if a.bool("multi_output"):
-        return jax.nn.softmax(x, axis=1)
-    if a.bool("preserve_shape"):
-        return jax.nn.softmax(x, axis=-1)
     return jax.nn.softmax(x.reshape(x.shape[0], -1), axis=-1).reshape(x.shape)
 
 
@@ -220,3 +235,6 @@ def _filled(c, xs, a):
         return LazyZeros(tuple(shape), dtype)
     check_size(a, shape)
     return jnp.full(shape, value, dtype)
+
+
+from . import _ops_nd  # noqa: E402,F401  (operators implemented by framework.nd's functions)

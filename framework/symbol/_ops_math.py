@@ -147,7 +147,8 @@ def _reduce(fn):
         if a.bool("exclude") and axis is not None:
             given = {ax % x.ndim for ax in (axis if isinstance(axis, tuple) else (axis,))}
             axis = tuple(i for i in range(x.ndim) if i not in given)
-        return fn(x, axis=axis, keepdims=a.bool("keepdims"))
+        out = fn(x, axis=axis, keepdims=a.bool("keepdims"))
+        return out.reshape(1) if out.ndim == 0 and not a.op.startswith("_np") else out  # 1.x: no 0-d arrays
     return op
 
 
@@ -166,8 +167,10 @@ def _norm_op(c, xs, a):
     axis = a.axis("axis")
     x = xs[0]
     if ordv == 1:
-        return jnp.sum(jnp.abs(x), axis=axis, keepdims=a.bool("keepdims"))
-    return jnp.sqrt(jnp.sum(x * x, axis=axis, keepdims=a.bool("keepdims")))
+        out = jnp.sum(jnp.abs(x), axis=axis, keepdims=a.bool("keepdims"))
+    else:
+        out = jnp.sqrt(jnp.sum(x * x, axis=axis, keepdims=a.bool("keepdims")))
+    return out.reshape(1) if out.ndim == 0 and a.op == "norm" else out
 
 
 @register("argmax", "_npi_argmax")

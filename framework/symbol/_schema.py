@@ -272,3 +272,24 @@ def check_node(source: str, nid: int, name: str, op: str, attrs: dict[str, Any],
     if "num_args" in attrs and hi > lo and _int_text(str(attrs["num_args"])) != n_inputs:
         raise AttrError(f"{where}: attribute num_args={attrs['num_args']!r} differs from its {n_inputs} "
                         "input(s)")
+
+
+# ---------------------------------------------------------------- operators added with the symbolic API
+def _symbolic_arity() -> dict[str, tuple[int, int]]:
+    """Arity of the operators registered by ``_ops_nd``/``_ops_loss`` (MXNet's input lists: optional
+    inputs make the lower bound 1)."""
+    from ._ops import OPS
+    from ._signatures import SIGNATURES
+
+    out: dict[str, tuple[int, int]] = {}
+    for sig in SIGNATURES.values():
+        if sig.op in ARITY or sig.op not in OPS:
+            continue
+        if sig.var:
+            out[sig.op] = (0, 1 << 16)
+        else:
+            out[sig.op] = (min(1, len(sig.inputs)), len(sig.inputs))
+    return out
+
+
+ARITY.update(_symbolic_arity())

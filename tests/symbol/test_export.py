@@ -72,7 +72,8 @@ def test_export_names_and_aux_params(tmp_path):
     saved = serialization.load_numpy(params)
     assert "aux:1_running_mean" in saved and "arg:0_weight" in saved
     g = symbol.load(sym)
-    assert g.list_inputs()[:2] == ["0_bias", "0_weight"] and "data" in g.list_inputs()
+    # MXNet's order: a depth-first walk from the head, each node's inputs in order (data, weight, bias)
+    assert g.list_inputs()[:3] == ["data", "0_weight", "0_bias"]
     ops = {n.op for n in g.graph.nodes}
     assert {"Convolution", "Pooling", "FullyConnected"} <= ops and "Dropout" not in ops  # inference program
 

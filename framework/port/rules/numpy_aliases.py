@@ -11,7 +11,9 @@ the module's name is bound to NumPy itself (``import numpy as np``, ``import num
 - ``np_asscalar``: ``np.asscalar(a)`` -> ``a.item()`` (removed in 1.23);
 - ``np_removed_call``: ``np.msort(a)`` -> ``np.sort(a, axis=0)``, ``np.in1d(a, b)`` ->
   ``np.isin(a, b).ravel()``, ``np.asfarray(a)`` -> ``np.asarray(a, dtype=np.float64)``,
-  ``np.alen(a)`` -> ``len(a)``, ``np.rank(a)`` -> ``np.ndim(a)``, ``np.issubclass_`` -> ``issubclass``.
+  ``np.alen(a)`` -> ``len(a)``, ``np.rank(a)`` -> ``np.ndim(a)``, ``np.issubclass_`` -> ``issubclass``,
+  ``np.fromstring(data, dtype)`` without ``sep`` (binary mode, removed in NumPy 2.3) ->
+  ``np.frombuffer(data, dtype).copy()``.
 
 Names NumPy removed without a one-to-one replacement (``np.cast``, ``np.find_common_type``, ...) are
 reported with the change to make. Assignments to these names (``np.float = float``, a compatibility
@@ -185,6 +187,13 @@ def _kw(name: str, value: cst.BaseExpression) -> cst.Arg:
         whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
 
 
+def _binary_fromstring(call: cst.Call) -> bool:
+    """``np.fromstring`` in binary mode: no ``sep`` (the text mode NumPy 2 keeps), at most
+    (string, dtype, count)."""
+    return _no_star(call) and len(call.args) <= 3 and not any(
+        a.keyword is not None and a.keyword.value in ("sep", "like") for a in call.args)
+
+
 _CALLS = {  # name: (applies to this call?, rule, rewrite(np name, call))
     "asscalar": (_one, "np_asscalar", lambda np, c: _method(_arg(c), "item")),
     "msort": (_one, "np_removed_call",
@@ -202,4 +211,6 @@ _CALLS = {  # name: (applies to this call?, rule, rewrite(np name, call))
     "rank": (_one, "np_removed_call", lambda np, c: c.with_changes(func=_np(np, "ndim"))),
     "issubclass_": (lambda c: True, "np_removed_call",
                     lambda np, c: c.with_changes(func=cst.Name("issubclass"))),
+    "fromstring": (_binary_fromstring, "np_removed_call",
+                   lambda np, c: _method(c.with_changes(func=_np(np, "frombuffer")), "copy")),
 }

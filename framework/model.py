@@ -1,0 +1,81 @@
+"""MXNet's ``mx.model``: checkpoints (``prefix-symbol.json`` + ``prefix-%04d.params`` with ``arg:``/``aux:``
+names), byte-compatible with MXNet 1.9.1 both ways, and ``BatchEndParam``.
+
+>>> import os, tempfile
+>>> import numpy as onp
+>>> import framework as mx
+>>> net = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=2, name='fc')
+>>> prefix = os.path.join(tempfile.mkdtemp(), 'net')
+>>> save_checkpoint(prefix, 3, net, {'fc_weight': onp.ones((2, 4), 'f'), 'fc_bias': onp.zeros(2, 'f')}, {})
+>>> sym, arg, aux = load_checkpoint(prefix, 3)
+>>> sym.list_arguments(), sorted(arg), aux
+(['data', 'fc_weight', 'fc_bias'], ['fc_bias', 'fc_weight'], {})
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import numpy as onp
+
+from . import serialization
+from .callback import BatchEndParam
+
+__all__ = ["save_checkpoint", "load_checkpoint", "load_params", "BatchEndParam"]
+
+
+def save_checkpoint(prefix: str, epoch: int, symbol: Any, arg_params: dict, aux_params: dict,
+                    remove_amp_cast: bool = True) -> None:
+    """Write ``prefix-symbol.json`` (when ``symbol`` is given) and ``prefix-%04d.params``: MXNet's
+    files (its JSON text, its legacy NDArray container), written atomically."""
+    if symbol is not None:
+        symbol.save(f"{prefix}-symbol.json", remove_amp_cast=remove_amp_cast)
+    arrays = {f"arg:{k}": _host(v) for k, v in arg_params.items()}
+    arrays.update({f"aux:{k}": _host(v) for k, v in (aux_params or {}).items()})
+    param_name = f"{prefix}-{epoch:04d}.params"
+    serialization.save(param_name, arrays, format="nd")
+    logging.info('Saved checkpoint to "%s"', param_name)
+
+
+def _host(v: Any) -> onp.ndarray:
+    if hasattr(v, "data") and callable(v.data):  # a gluon Parameter
+        v = v.data()
+    return onp.asarray(v)
+
+
+def load_params(prefix: str, epoch: int) -> tuple[dict, dict]:
+    """``(arg_params, aux_params)`` of ``prefix-%04d.params``."""
+    fname = f"{prefix}-{epoch:04d}.params"
+    loaded = serialization.load(fname)
+    if isinstance(loaded, list):
+        if loaded:
+            raise ValueError(f"{fname}: holds an unnamed list of arrays, not arg:/aux: parameters")
+        loaded = {}
+    arg, aux = {}, {}
+    for k, v in loaded.items():
+        kind, _, name = k.partition(":")
+        if kind == "arg":
+            arg[name] = v
+        elif kind == "aux":
+            aux[name] = v
+        else:
+            raise ValueError(f"{fname}: key {k!r} is neither arg:<name> nor aux:<name> (not a checkpoint "
+                             "written by save_checkpoint)")
+    return arg, aux
+
+
+def load_checkpoint(prefix: str, epoch: int) -> tuple[Any, dict, dict]:
+    """``(symbol, arg_params, aux_params)`` of a checkpoint written by MXNet or :func:`save_checkpoint`."""
+    from . import symbol as sym
+
+    symbol = sym.load(f"{prefix}-symbol.json")
+    arg, aux = load_params(prefix, epoch)
+    return symbol, arg, aux
+
+
+def __getattr__(name: str) -> Any:
+    if name == "FeedForward":
+        raise AttributeError("mx.model.FeedForward (deprecated since MXNet 0.10) is not offered: use "
+                             "mx.mod.Module(symbol, context=...).fit(...), which trains the same way")
+    raise AttributeError(f"module 'framework.model' has no attribute {name!r}")
