@@ -90,8 +90,13 @@ SWITCHES: dict[str, Switch] = {s.name: s for s in (
     Switch("fast_cpu", "FRAMEWORK_FAST_CPU", _flag, True, True, "1/0 (true/false, on/off, yes/no)",
            "the XLA:CPU rewrites: banded-GEMM convolutions, pooling by reshape, Conv2D+MaxPool2D "
            "fused (on by default; off compares against XLA's own kernels)"),
+    Switch("compile_cache", "FRAMEWORK_COMPILE_CACHE", _flag, True, False, "1/0 (true/false, on/off, yes/no)",
+           "the persistent compilation cache under home/compile_cache (read at import; on by default: a "
+           "second process loads the programs the first compiled)"),
+    Switch("compile_cache_mb", "FRAMEWORK_COMPILE_CACHE_MB", _count, 2048, False, "an integer >= 0",
+           "the persistent compilation cache's size: at import, beyond it the oldest entries go"),
     Switch("home", "FRAMEWORK_HOME", _path, Path("~/.framework").expanduser(), False, "a directory",
-           "the user cache: datasets under home/datasets"),
+           "the user cache: datasets under home/datasets, compiled programs under home/compile_cache"),
     Switch("mxnet_home", "MXNET_HOME", _path, None, False, "a directory",
            "MXNet's own variable: pretrained model files are looked for in MXNET_HOME/models"),
     Switch("coordinator", "FRAMEWORK_COORDINATOR", _text, None, False, "host:port",
