@@ -33,8 +33,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jax
-
 from .base import FrameworkError
 
 __all__ = ["ConfigError", "Switch", "SWITCHES", "get", "set", "override", "program_key", "platform",
@@ -209,6 +207,8 @@ def platform(x: Any = None) -> str:
     """The platform (``'cpu'``, ``'gpu'``, ...) a computation on ``x`` runs on: ``x`` a device or a
     concrete array on one device gives its own; otherwise the device of the program being built, else
     JAX's default backend."""
+    import jax  # here, not at import: DataLoader worker processes read config without JAX
+
     if x is not None:
         if isinstance(x, jax.Device):
             return x.platform
