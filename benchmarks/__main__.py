@@ -29,6 +29,8 @@ def _parser(names: Sequence[str]) -> argparse.ArgumentParser:
     p.add_argument("--data-root", default=None, help="directory of the Fashion-MNIST .gz files")
     p.add_argument("--out", default=None, help="results directory (default benchmarks/results)")
     p.add_argument("--cases", type=int, default=None, help="cases per format (the fuzz run)")
+    p.add_argument("--torch", default=None, metavar="PYTHON",
+                   help="a Python that imports torch, for the PyTorch peers run in a subprocess")
     p.add_argument("--cpu-devices", type=int, default=2, help="host CPU devices to create (default 2)")
     return p
 
@@ -40,7 +42,7 @@ def _argv_for(module: Any, args: argparse.Namespace) -> list[str]:
     if args.quick and "--quick" in takes:
         sub.append("--quick")
     for flag, value in (("--repeats", args.repeats), ("--data-root", args.data_root), ("--out", args.out),
-                        ("--cases", args.cases)):
+                        ("--cases", args.cases), ("--torch", args.torch)):
         if value is not None and flag in takes:
             sub += [flag, str(value)]
     return sub

@@ -31,7 +31,9 @@ from typing import Any
 
 import jax
 
-from . import config
+from . import _compile_cache, config
+
+_compile_cache.enable()  # before the first compilation: JAX reads the setting once
 
 __all__ = ["jit", "pmap", "static", "thaw", "clear_caches", "on_clear", "program_names", "block_function",
            "block_program", "Opaque", "forget",
@@ -144,8 +146,16 @@ def on_clear(hook: Callable[[], None]) -> Callable[[], None]:
     return hook
 
 
-def clear_caches() -> None:
-    """Forget every compiled program and cached description (programs are rebuilt on demand)."""
+def clear_caches(disk: bool = False) -> None:
+    """Forget every compiled program and cached description this process holds: the programs cached
+    on Blocks, Trainers and data-parallel steps, the shared programs of recorded computations, and the
+    descriptions registered with :func:`on_clear` (abstract shapes, graphs seen). Programs are built
+    again on demand (from the persistent cache when it holds them). It does not clear JAX's own caches
+    (``jax.clear_caches()``), nor the persistent compilation cache on disk unless ``disk=True``, which
+    also deletes the files of the framework's cache (``FRAMEWORK_HOME/compile_cache``; a directory the
+    user set through JAX's own setting is left alone)."""
+    if disk:
+        _compile_cache.wipe()
     with _lock:
         for owner in list(_owners):
             owner.__dict__.pop("_compiled", None)

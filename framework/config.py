@@ -33,8 +33,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jax
-
 from .base import FrameworkError
 
 __all__ = ["ConfigError", "Switch", "SWITCHES", "get", "set", "override", "program_key", "platform",
@@ -90,8 +88,13 @@ SWITCHES: dict[str, Switch] = {s.name: s for s in (
     Switch("fast_cpu", "FRAMEWORK_FAST_CPU", _flag, True, True, "1/0 (true/false, on/off, yes/no)",
            "the XLA:CPU rewrites: banded-GEMM convolutions, pooling by reshape, Conv2D+MaxPool2D "
            "fused (on by default; off compares against XLA's own kernels)"),
+    Switch("compile_cache", "FRAMEWORK_COMPILE_CACHE", _flag, True, False, "1/0 (true/false, on/off, yes/no)",
+           "the persistent compilation cache under home/compile_cache (read at import; on by default: a "
+           "second process loads the programs the first compiled)"),
+    Switch("compile_cache_mb", "FRAMEWORK_COMPILE_CACHE_MB", _count, 2048, False, "an integer >= 0",
+           "the persistent compilation cache's size: at import, beyond it the oldest entries go"),
     Switch("home", "FRAMEWORK_HOME", _path, Path("~/.framework").expanduser(), False, "a directory",
-           "the user cache: datasets under home/datasets"),
+           "the user cache: datasets under home/datasets, compiled programs under home/compile_cache"),
     Switch("mxnet_home", "MXNET_HOME", _path, None, False, "a directory",
            "MXNet's own variable: pretrained model files are looked for in MXNET_HOME/models"),
     Switch("offline", "FRAMEWORK_OFFLINE", _flag, False, False, "1/0 (true/false, on/off, yes/no)",
@@ -209,6 +212,8 @@ def platform(x: Any = None) -> str:
     """The platform (``'cpu'``, ``'gpu'``, ...) a computation on ``x`` runs on: ``x`` a device or a
     concrete array on one device gives its own; otherwise the device of the program being built, else
     JAX's default backend."""
+    import jax  # here, not at import: DataLoader worker processes read config without JAX
+
     if x is not None:
         if isinstance(x, jax.Device):
             return x.platform

@@ -83,5 +83,7 @@ vjp_accumulation_dropped|framework/autograd/walk.py|s/    return \[o + next(it) 
 device_twice_overwrites|framework/gluon/parameter.py|s/(self._grad_req == "add" or (self._repeated and self._fresh_grad.get(device))):/(self._grad_req == "add"):/|tests/gluon/test_fused_step.py::test_a_device_named_twice_fuses_both_slices_and_adds_their_gradients
 nd_batchnorm_mode_at_replay|framework/nd/nn.py|s/use_global_stats, output_mean_var, axis, cudnn_off, _mode.is_training(), name=name,/use_global_stats, output_mean_var, axis, cudnn_off, None, name=name,/|tests/nd/test_mode_at_call.py::test_nd_batchnorm_on_a_recorded_input_uses_batch_statistics
 update_ops_no_inplace|framework/nd/optimizer_ops.py|s/            t\[...\] = v/            pass/|tests/nd/test_optimizer_ops.py::test_variables_are_updated_in_place_as_in_mxnet
+compile_cache_threshold|framework/_compile_cache.py|s/        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)/        pass/|tests/test_compile_cache.py::test_a_second_process_loads_the_programs_the_first_compiled
+first_sighting_per_node|framework/autograd/walk.py|s/    return 2 \* len(new) > len(computing)/    return False/|tests/autograd/test_first_sighting.py::test_a_first_step_compiles_the_whole_graph_and_no_program_per_node
 CASES
 exit $status

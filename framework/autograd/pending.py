@@ -81,15 +81,16 @@ _compile.on_clear(_SEEN.clear)
 
 
 def repeats(key: PlanKey) -> bool:
-    """Whether a graph of description ``key`` was seen before (then it gets a whole-graph program);
-    counts this sighting. A small bounded memory: a graph that changes every step never compiles."""
+    """Whether a graph of description ``key`` gets a whole-graph program: it was seen before, or most
+    of its nodes are new (:func:`.walk.mostly_new`: a first training step); counts this sighting. A
+    small bounded memory: a graph of known nodes that changes every step never compiles."""
     with _seen_lock:
         seen = key in _SEEN
         _SEEN[key] = True
         _SEEN.move_to_end(key)
         if len(_SEEN) > _SEEN_MAX:
             _SEEN.popitem(last=False)
-    return seen
+    return seen or walk.mostly_new(key.steps)
 
 
 # ----------------------------------------------------------------------- whole-graph programs

@@ -22,6 +22,8 @@ node's forward recomputed inside it). A description that repeats gets a whole-gr
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -31,7 +33,31 @@ import jax.numpy as jnp
 from .. import _compile
 from .graph import BlockDesc, ConstIn, CountIn, LeafStep, NodeOut, ParamIn, Plan, node_function
 
-__all__ = ["forward", "backward", "node_program", "vjp_program", "Pull"]
+__all__ = ["forward", "backward", "node_program", "vjp_program", "Pull", "mostly_new"]
+
+# descriptions of the nodes whose VJP ran node by node (their programs exist): a small bounded memory
+_WALKED: OrderedDict = OrderedDict()
+_WALKED_MAX = 4096
+_walked_lock = threading.Lock()
+_compile.on_clear(_WALKED.clear)
+
+
+def mostly_new(steps: Sequence[Any]) -> bool:
+    """Whether most computing nodes of a plan's ``steps`` are distinct descriptions that never ran node
+    by node (a first training step, the last short batch of an epoch): compiling a forward and a VJP
+    program for each would cost more than one whole-graph program, so the graph gets that at once. A
+    graph made of known nodes (an episode of a new length, a sentence) runs node by node."""
+    computing = [s.desc for s in steps if type(s) is not LeafStep]
+    new = {d for d in computing if d not in _WALKED}
+    return 2 * len(new) > len(computing)
+
+
+def _walked(desc: Any) -> None:
+    with _walked_lock:
+        _WALKED[desc] = True
+        _WALKED.move_to_end(desc)
+        if len(_WALKED) > _WALKED_MAX:
+            _WALKED.popitem(last=False)
 
 
 def node_program(desc: Any) -> Callable:
@@ -224,6 +250,7 @@ def backward(plan: Plan, outs: list, head_grads: Sequence[Any]) -> list[Any]:
         new_p, new_d = vjp_program(step.desc, pull)(
             params, dyn, [c for c in out_cts if c is not None and c is not _ONES],
             [a for a in pacc if a is not None], [a for a in dacc if a is not None])
+        _walked(step.desc)
         for i, g in zip(pkeys, new_p, strict=True):
             grads[i] = g
         for k, g in zip(dkeys, new_d, strict=True):

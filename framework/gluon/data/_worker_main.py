@@ -17,6 +17,8 @@ a fraction of a second. Their ``__init__`` runs the first time code asks them fo
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import os
 import pickle
@@ -31,33 +33,57 @@ from typing import Any
 
 
 class _LazyPackage(types.ModuleType):
-    """A package whose ``__init__`` runs the first time it is asked for a name it does not have."""
+    """A package whose ``__init__`` runs the first time it is asked for a name that is neither set nor
+    one of its submodules (``from framework import config`` imports the submodule alone)."""
 
     def __getattr__(self, name: str) -> Any:
         state = self.__dict__
         if state.get("_framework_lazy_loaded"):
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+        if not name.startswith("__"):
+            try:
+                return importlib.import_module(f"{self.__name__}.{name}")
+            except ModuleNotFoundError as err:
+                if err.name != f"{self.__name__}.{name}":
+                    raise
         state["_framework_lazy_loaded"] = True
-        self.__spec__.loader.exec_module(self)  # type: ignore[union-attr]
+        state["_framework_loader"].exec_module(self)
         return getattr(self, name)
 
 
-def _install_lazy_packages() -> None:
-    for name in ("framework", "framework.gluon"):
-        if name in sys.modules:
-            continue
-        try:
-            spec = importlib.util.find_spec(name)
-        except ImportError:
-            return
-        if spec is None or spec.loader is None or spec.submodule_search_locations is None:
-            return
-        module = importlib.util.module_from_spec(spec)
+class _DeferredInit(importlib.abc.Loader):
+    """Loads a framework package as a :class:`_LazyPackage`: its ``__init__`` waits for a name."""
+
+    def __init__(self, real: importlib.abc.Loader) -> None:
+        self.real = real
+
+    def create_module(self, spec: Any) -> None:
+        return None
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        module.__dict__["_framework_loader"] = self.real
         module.__class__ = _LazyPackage
-        sys.modules[name] = module
-        parent, _, child = name.rpartition(".")
-        if parent:
-            setattr(sys.modules[parent], child, module)
+
+
+class _LazyFinder(importlib.abc.MetaPathFinder):
+    """Finds ``framework`` and its subpackages as :class:`_LazyPackage`s (modules load as usual)."""
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        if name != "framework" and not name.startswith("framework."):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+            return None
+        spec.loader = _DeferredInit(spec.loader)
+        return spec
+
+
+def _install_lazy_packages() -> None:
+    """Unpickling a dataset imports the modules defining its classes and what they import, not the
+    ``__init__`` of the packages around them: the data modules need numpy, the package ``framework``
+    needs JAX."""
+    if "framework" not in sys.modules:
+        sys.meta_path.insert(0, _LazyFinder())
 
 
 def send_message(conn: Connection, message: Any) -> None:
