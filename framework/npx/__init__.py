@@ -14,7 +14,7 @@ import jax
 
 from .. import _refusals
 from ..device import Context, cpu, cpu_pinned, current_context, current_device, device_scope, gpu, num_gpus
-from ..np import random
+from . import random
 from ..np._indexing import getitem
 from ..np._scalars import to_float, to_int
 from ..np.dispatch import recordable
