@@ -15,7 +15,7 @@ and its files are put in ``root``.
 ...     _ = f.write(" = Title = \\n\\n the cat sat on the mat \\n")
 >>> ds = WikiText2(root, seq_len=4, verify=False)
 >>> len(ds), ds.vocabulary.idx_to_token[:4], ds[0][0].tolist(), ds[0][1].tolist()
-(2, ['<unk>', '<eos>', '=', 'the'], [2, 7, 2, 1], [7, 2, 1, 3])
+(2, ['<unk>', '<eos>', '=', 'the'], [2, 4, 2, 1], [4, 2, 1, 3])
 """
 
 from __future__ import annotations
