@@ -70,6 +70,9 @@ _refuse("mx", "rnn", "the 1.x symbolic RNN cells (mx.rnn.LSTMCell over symbols)"
 
 _refuse("mx.np", "arrayprint fallback fallback_linalg function_base io multiarray stride_tricks utils",
         "implementation modules of MXNet's np package", "the names themselves on mx.np")
+_refuse("mx.np", "may_share_memory shares_memory",
+        "whether two arrays overlap in memory: JAX arrays are immutable and a slice is a copy, so MXNet's "
+        "answers for views (True) cannot hold", "compare the arrays' values, or `a is b`")
 _refuse("mx.np", "mirr npv ppmt pv rate",
         "NumPy's financial functions (removed from NumPy 1.20; MXNet served them by NumPy fallback)",
         "the numpy_financial package")

@@ -14,12 +14,11 @@ import jax
 
 from .. import _refusals
 from ..device import Context, cpu, cpu_pinned, current_context, current_device, device_scope, gpu, num_gpus
-from . import random
 from ..np._indexing import getitem
 from ..np._scalars import to_float, to_int
 from ..np.dispatch import recordable
 from ..serialization import load, save, savez
-from . import utils
+from . import random, utils
 from .attach_owned import attach_grad_attributes
 from .devices_info import get_cuda_compute_capability, gpu_memory_info
 from .interop import from_dlpack, from_numpy, to_dlpack_for_read

@@ -42,7 +42,8 @@ class Vocabulary:
     def _index_counter(self, counter: collections.Counter, most_freq_count: int | None,
                        min_freq: int) -> None:
         if not isinstance(counter, collections.Counter):
-            raise TypeError(f"Vocabulary: counter must be a collections.Counter, got {type(counter).__name__}")
+            raise TypeError("Vocabulary: counter must be a collections.Counter, "
+                            f"got {type(counter).__name__}")
         special = set(self._idx_to_token)
         ordered = sorted(counter.items(), key=lambda kv: kv[0])
         ordered.sort(key=lambda kv: kv[1], reverse=True)

@@ -47,7 +47,8 @@ class _WikiText(Dataset):
     def __init__(self, root: str | os.PathLike | None = None, segment: str = "train",
                  vocab: Vocabulary | None = None, seq_len: int = 35, *, verify: bool = True) -> None:
         if segment not in self._files:
-            raise ValueError(f"{type(self).__name__}: segment={segment!r} is not one of {sorted(self._files)}")
+            raise ValueError(f"{type(self).__name__}: segment={segment!r} is not one of "
+                             f"{sorted(self._files)}")
         if int(seq_len) < 1:
             raise ValueError(f"{type(self).__name__}: seq_len={seq_len} must be at least 1")
         self._root = (Path(root).expanduser() if root is not None
