@@ -108,6 +108,11 @@ _refuse("mx.operator", "NDArrayOp NumpyOp PythonOp",
         "MXNet's deprecated first custom-operator interfaces, which build symbols (removed in 2.0)",
         "mx.operator.CustomOp / CustomOpProp")
 _refuse("mx.io", "MXDataIter", "the wrapper of C++ iterator handles", "the Python iterators of mx.io")
+_refuse("mx.io", "LibSVMIter", "yields CSR (sparse) batches; JAX arrays are dense",
+        "read the file with sklearn.datasets.load_svmlight_file, then mx.io.NDArrayIter")
+_refuse("mx.io", "ImageDetRecordIter", "the C++ detection record iterator",
+        "mx.image.ImageDetIter(path_imgrec=...) (MXNet's Python detection iterator, with the same label "
+        "format)")
 _refuse("mx.kv", "KVStoreServer kvstore_server",
         "the parameter server's server and scheduler roles (framework has no parameter server)",
         "kv.create('dist_sync') over jax.distributed")
@@ -120,6 +125,12 @@ _refuse("mx.test_utils", "create_sparse_array create_sparse_array_zd rand_sparse
         "rand_ndarray(shape)")
 _refuse("mx.test_utils", "np_symbol", "the symbols of MXNet's numpy graph API",
         "exported graphs: gluon.SymbolBlock.imports")
+_refuse("mx.test_utils", "download_model",
+        "downloads MXNet 1.x Module checkpoints (symbol + params) of its model zoo; framework downloads no "
+        "pretrained model", "put the -symbol.json/.params files in place and load them with "
+        "gluon.SymbolBlock.imports")
+_refuse("mx.test_utils", "get_im2rec_path", "the path of MXNet's tools/im2rec.py script",
+        "python -m datasets im2rec PREFIX ROOT (framework's im2rec, run from the repository)")
 _refuse("mx.test_utils", "get_mnist_pkl", "reads a pickled MNIST (loading a pickle runs code)",
         "get_mnist()")
 

@@ -114,10 +114,14 @@ def __getattr__(name: str) -> Any:
         from ..operator import Custom
 
         return Custom
-    if name == "ndarray":  # mx.nd.ndarray as in MXNet
+    if name in ("ndarray", "op"):  # mx.nd.ndarray; mx.nd.op, MXNet's module of the generated operators
         import importlib
 
         return importlib.import_module("framework.nd")
+    if name == "utils":
+        import importlib
+
+        return importlib.import_module("framework.nd.utils")
     refused = _refusals.refusal_message("mx.nd", name)
     if refused:
         raise AttributeError(refused)
