@@ -168,11 +168,3 @@ _refuse("mx.nd.contrib", "count_sketch", "GPU-only in MXNet 1.9.1 (no CPU refere
 _refuse("mx.nd.contrib", "hawkesll",
         "a niche point-process likelihood, not reached by GluonCV, d2l or MXNet's examples",
         "a jax function of the likelihood")
-_refuse("mx.nd.contrib", "Proposal MultiProposal",
-        "Faster R-CNN's old RPN operators; GluonCV builds proposals from box_decode + box_nms",
-        "nd.contrib.box_decode + box_nms")
-_refuse("mx.nd.contrib", "PSROIPooling", "R-FCN's position-sensitive pooling",
-        "ROIAlign(position_sensitive=True)")
-_refuse("mx.nd.contrib", "DeformablePSROIPooling RROIAlign",
-        "Deformable R-FCN's pooling and rotated-box ROIAlign; not reached by GluonCV's model zoo",
-        "ROIAlign")
