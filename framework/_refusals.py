@@ -156,15 +156,8 @@ _refuse("mx.nd.contrib", "quantize quantize_asym quantize_v2 dequantize requanti
         "float32/bfloat16 (or jax.lax.dot_general with preferred_element_type)")
 _refuse("mx.nd.contrib", "dgl_adjacency dgl_csr_neighbor_non_uniform_sample dgl_csr_neighbor_uniform_sample "
         "dgl_graph_compact dgl_subgraph edge_id",
-        "DGL's sparse-graph operators need CSR storage; JAX arrays are dense", "the DGL library itself")
-_refuse("mx.nd.contrib", "getnnz", "counts the stored entries of a CSR array; JAX arrays are dense",
-        "(x != 0).sum(axis)")
-_refuse("mx.nd.contrib", "backward_gradientmultiplier backward_hawkesll backward_index_copy "
-        "backward_quadratic", "MXNet's internal backward operators",
-        "gradients come from jax.vjp of the forward (autograd)")
-_refuse("mx.nd.contrib", "fft ifft", "GPU-only in MXNet 1.9.1 (no CPU reference)", "jnp.fft.fft / ifft")
-_refuse("mx.nd.contrib", "count_sketch", "GPU-only in MXNet 1.9.1 (no CPU reference)",
-        "a segment_sum of s * data over h")
-_refuse("mx.nd.contrib", "hawkesll",
-        "a niche point-process likelihood, not reached by GluonCV, d2l or MXNet's examples",
-        "a jax function of the likelihood")
+        "DGL's graph operators read a CSR matrix whose stored values are edge ids counted from 0: a dense "
+        "array cannot tell edge 0 from no edge", "the DGL library itself")
+_refuse("mx.nd.contrib", "backward_hawkesll backward_index_copy backward_quadratic",
+        "MXNet's internal backward operators, which its nd functions expose without their inputs (a call "
+        "fails in MXNet too)", "gradients come from autograd (jax.vjp of the forward)")
