@@ -147,13 +147,9 @@ _refuse("mx.nd", "gen__internal gen_contrib gen_image gen_linalg gen_op gen_spar
 _refuse("mx.nd", "get_indexing_dispatch_code get_oshape_of_gather_nd_op indexing_key_expand_implicit_axes",
         "MXNet's internal indexing helpers", "indexing with x[key]")
 
-_QUANTIZED = ("int8/uint8 quantization runs on MXNet's oneDNN/cuDNN integer kernels; JAX has no "
-              "equivalent graph pass")
-_refuse("mx.nd.contrib", "quantize quantize_asym quantize_v2 dequantize requantize calibrate_entropy "
-        "quantized_act quantized_batch_norm quantized_concat quantized_conv quantized_elemwise_add "
-        "quantized_elemwise_mul quantized_embedding quantized_flatten quantized_fully_connected "
-        "quantized_pooling quantized_rnn", _QUANTIZED,
-        "float32/bfloat16 (or jax.lax.dot_general with preferred_element_type)")
+_refuse("mx.nd.contrib", "quantized_rnn",
+        "oneDNN's int8 LSTM (its own packed weights, scales and uint8 recurrence); no integer recurrent "
+        "kernel here", "npx.rnn in float32 or bfloat16")
 _refuse("mx.nd.contrib", "dgl_adjacency dgl_csr_neighbor_non_uniform_sample dgl_csr_neighbor_uniform_sample "
         "dgl_graph_compact dgl_subgraph edge_id",
         "DGL's graph operators read a CSR matrix whose stored values are edge ids counted from 0: a dense "

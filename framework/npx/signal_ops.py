@@ -46,8 +46,9 @@ def ifft(data: jax.Array, compute_size: int = 128) -> jax.Array:
     return (jnp.fft.ifft(spec, axis=-1).real * n).astype(data.dtype)
 
 
-def count_sketch(data: jax.Array, h: jax.Array, s: jax.Array, out_dim: int | None = None,
-                 processing_batch_size: int = 32) -> jax.Array:
+def count_sketch(
+    data: jax.Array, h: jax.Array, s: jax.Array, out_dim: int | None = None, processing_batch_size: int = 32
+) -> jax.Array:
     """Count sketch of ``data`` (N, in_dim) with hash ``h`` and signs ``s`` (both (1, in_dim)):
     (N, out_dim)."""
     del processing_batch_size
@@ -60,8 +61,16 @@ def count_sketch(data: jax.Array, h: jax.Array, s: jax.Array, out_dim: int | Non
     return out.reshape(data.shape[:-1] + (int(out_dim),))
 
 
-def hawkesll(lda: jax.Array, alpha: jax.Array, beta: jax.Array, state: jax.Array, lags: jax.Array,
-             marks: jax.Array, valid_length: jax.Array, max_time: jax.Array) -> tuple[jax.Array, jax.Array]:
+def hawkesll(
+    lda: jax.Array,
+    alpha: jax.Array,
+    beta: jax.Array,
+    state: jax.Array,
+    lags: jax.Array,
+    marks: jax.Array,
+    valid_length: jax.Array,
+    max_time: jax.Array,
+) -> tuple[jax.Array, jax.Array]:
     """Log likelihood (N,) of each sequence on ``(0, max_time]`` and the state (N, K) there."""
     n, k = lda.shape
     marks = marks.astype(jnp.int32)
@@ -95,7 +104,9 @@ def hawkesll(lda: jax.Array, alpha: jax.Array, beta: jax.Array, state: jax.Array
 def getnnz(data: jax.Array, axis: int | None = None) -> jax.Array:
     """Non-zero entries: all of them as a (1,) array, or per column (``axis=0``) or row (``axis=1``)."""
     if data.ndim != 2:
-        raise ValueError(f"getnnz: expected a 2-D array (a CSR matrix in MXNet), got shape {tuple(data.shape)}")
+        raise ValueError(
+            f"getnnz: expected a 2-D array (a CSR matrix in MXNet), got shape {tuple(data.shape)}"
+        )
     nz = (data != 0).astype(jnp.int32)
     if axis is None:
         return jnp.sum(nz).reshape(1)

@@ -20,6 +20,8 @@ from .control_flow import *  # noqa: F403
 from .control_flow import __all__ as _control_flow_all
 from .detection import *  # noqa: F403
 from .detection import __all__ as _detection_all
+from .quantization import *  # noqa: F403
+from .quantization import __all__ as _quantization_all
 from .signal import *  # noqa: F403
 from .signal import __all__ as _signal_all
 from .tensor import *  # noqa: F403
@@ -27,7 +29,8 @@ from .tensor import __all__ as _tensor_all
 
 globals().update({_n: getattr(_optimizer_ops, _n) for _n in _optimizer_ops.CONTRIB})
 
-__all__ = [*_control_flow_all, *_detection_all, *_signal_all, *_tensor_all, *_optimizer_ops.CONTRIB, "NOT_SUPPORTED"]
+__all__ = [*_control_flow_all, *_detection_all, *_quantization_all, *_signal_all, *_tensor_all,
+           *_optimizer_ops.CONTRIB, "NOT_SUPPORTED"]
 
 #: MXNet 1.9.1 ``mx.nd.contrib`` names that are not offered: ``{name: "reason; instead: ..."}`` (a view
 #: of ``framework._refusals``, the one table of refusals).
