@@ -74,7 +74,7 @@ def ops() -> None:
     np.savez_compressed(OUT / "ops.npz", **out)
 
 
-RESIZE_SIZES = [(12, 8), (18, 12), (12, 6), (7, 5), (50, 31), (20, 30), (36, 24), (5, 3)]
+RESIZE_SIZES = [(10, 8), (5, 4), (7, 5), (30, 21), (14, 24), (3, 2)]
 
 
 def resize() -> None:
@@ -94,7 +94,7 @@ def resize() -> None:
     from mxnet.gluon.data.vision import transforms
 
     for code in range(5):
-        res = transforms.Resize((9, 14), interpolation=code)(mx.nd.array(images["u8"], dtype=np.uint8))
+        res = transforms.Resize((9, 13), interpolation=code)(mx.nd.array(images["u8"], dtype=np.uint8))
         out[f"transforms.{code}"] = res.asnumpy()
     np.savez_compressed(OUT / "resize.npz", **out)
 
