@@ -25,11 +25,12 @@ parameter file /dev/zero is a character device, not a regular file; pass the pat
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import io
 import os
 import stat
 
-__all__ = ["NotARegularFileError", "FileTooLargeError", "open_regular", "read_bytes", "kind_of"]
+__all__ = ["sha1_of", "NotARegularFileError", "FileTooLargeError", "open_regular", "read_bytes", "kind_of"]
 
 
 class NotARegularFileError(OSError):
@@ -129,3 +130,12 @@ def read_bytes(path: str | os.PathLike, *, what: str = "file", max_bytes: int | 
     """The whole content of the regular file ``path`` (at most its size at open; see :func:`open_regular`)."""
     with open_regular(path, what=what, max_bytes=max_bytes) as f:
         return f.read()
+
+
+def sha1_of(path: str | os.PathLike, *, what: str = "file") -> str:
+    """The hex SHA-1 of the regular file ``path``, read in chunks (checksums of downloads and model files)."""
+    digest = hashlib.sha1()
+    with open_regular(path, what=what) as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()

@@ -23,7 +23,7 @@ from typing import Any
 
 import jax
 
-from . import tape
+from . import mode, tape
 from .function import Function, mark_variables
 from .mode import is_recording, is_training, set_recording, set_training
 from .tape import GraphError, Recorded
@@ -46,15 +46,10 @@ class _Scope:
         self.recording, self.training = recording, training
 
     def __enter__(self) -> None:
-        self.prev = (None if self.recording is None else set_recording(self.recording),
-                     None if self.training is None else set_training(self.training))
+        self.prev = mode.swap(self.recording, self.training)
 
     def __exit__(self, *exc: Any) -> None:
-        prev_r, prev_t = self.prev
-        if self.recording is not None:
-            set_recording(prev_r)
-        if self.training is not None:
-            set_training(prev_t)
+        mode.swap(*self.prev)
 
 
 def record(train_mode: bool = True) -> contextlib.AbstractContextManager[None]:
@@ -89,12 +84,23 @@ def backward(heads: Any, head_grads: Any = None, retain_graph: bool = False,
 def grad(fn: Any, argnums: int | Sequence[int] = 0, has_aux: bool = False, **kwargs: Any) -> Any:
     """``jax.grad(fn, argnums, has_aux)`` for pure functions.
 
-    MXNet's form ``grad(heads, variables, head_grads=None, ...)`` with recorded heads and Parameters as
-    variables returns the gradients without writing them into the Parameters.
+    MXNet's form ``grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False)`` with
+    recorded heads and Parameters or Variables as variables returns the gradients without writing them;
+    with ``create_graph=True`` inside ``record()`` they are recorded, and a backward of them gives
+    second-order gradients:
+
+    >>> from framework import np
+    >>> x = attach_grad(np.array([0.5, 1.0]))
+    >>> with record():
+    ...     g, = grad(np.sin(x), [x], create_graph=True)   # cos(x)
+    >>> g.backward()
+    >>> [round(v, 4) for v in x.grad.tolist()]              # -sin(x)
+    [-0.4794, -0.8415]
     """
     if callable(fn) and not isinstance(fn, Recorded):
         return jax.grad(fn, argnums=argnums, has_aux=has_aux, **kwargs)
-    return _grad_of_heads(fn, argnums, kwargs.get("head_grads"), kwargs.get("retain_graph"))
+    return _grad_of_heads(fn, argnums, kwargs.get("head_grads"), kwargs.get("retain_graph"),
+                          bool(kwargs.get("create_graph", False)))
 
 
 def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
@@ -103,10 +109,12 @@ def value_and_grad(fn: Callable, argnums: int | Sequence[int] = 0, has_aux: bool
     return jax.value_and_grad(fn, argnums=argnums, has_aux=has_aux, **kwargs)
 
 
-def _grad_of_heads(heads: Any, variables: Any, head_grads: Any, retain_graph: Any) -> list[jax.Array]:
+def _grad_of_heads(heads: Any, variables: Any, head_grads: Any, retain_graph: Any,
+                   create_graph: bool = False) -> list[Any]:
     heads = list(heads) if isinstance(heads, (list, tuple)) else [heads]
     single = not isinstance(variables, (list, tuple))
     variables = [variables] if single else list(variables)
     if head_grads is not None and not isinstance(head_grads, (list, tuple)):
         head_grads = [head_grads]
-    return tape.gradients(heads, variables, head_grads, retain_graph=bool(retain_graph))
+    return tape.gradients(heads, variables, head_grads, retain_graph=bool(retain_graph),
+                          create_graph=create_graph)

@@ -33,9 +33,9 @@ import numpy as onp
 from .. import _compile
 from .lazy import force
 
-__all__ = ["Node", "Value", "OpDesc", "BlockDesc", "LEAF", "NodeOut", "ParamIn", "ConstIn", "CountIn",
-           "Step", "LeafStep", "PlanKey", "Abstract", "Plan", "op_desc", "node_function",
-           "abstract_eval", "replay", "device_of"]
+__all__ = ["Node", "Value", "OpDesc", "BlockDesc", "GradDesc", "LEAF", "NodeOut", "ParamIn", "ConstIn",
+           "CountIn", "Step", "LeafStep", "PlanKey", "Abstract", "Plan", "op_desc", "node_function",
+           "abstract_eval", "replay", "backward_function", "device_of"]
 
 
 # ------------------------------------------------------------------------------------ descriptions
@@ -95,6 +95,23 @@ class BlockDesc(_Description):
     def __init__(self, block: weakref.ref, training: bool, treedef: Any, names: tuple, device: Any,
                  structure: tuple) -> None:
         values = (block, training, treedef, names, device, structure)
+        for name, value in zip(self._fields, values, strict=True):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_hash", hash(values))
+
+
+class GradDesc(_Description):
+    """The gradients of a described computation (its :class:`PlanKey`, head gradients used) with
+    respect to the leaves ``wrt`` (indices into its parameter values), as a function of the values it
+    reads: ``autograd.grad(..., create_graph=True)`` records one, so a second backward differentiates
+    the gradients. Its dynamic inputs are the ``n_params`` leaf values, the ``n_consts`` constants and
+    the head gradients used."""
+
+    __slots__ = ("key", "use_hg", "wrt", "n_params", "n_consts")
+    _fields = __slots__
+
+    def __init__(self, key: Any, use_hg: tuple, wrt: tuple, n_params: int, n_consts: int) -> None:
+        values = (key, use_hg, wrt, n_params, n_consts)
         for name, value in zip(self._fields, values, strict=True):
             object.__setattr__(self, name, value)
         object.__setattr__(self, "_hash", hash(values))
@@ -190,14 +207,34 @@ class Value:
         self._sum: Any = None  # the sum a backward of this value computed, if any
 
 
+_DYNAMIC = (Value, jax.Array, onp.ndarray)
+_FLAT = (Value, jax.Array, onp.ndarray, int, float)  # leaves of a call's arguments as they stand
+_INTERN: dict[OpDesc, OpDesc] = {}  # one object per description: later comparisons are identities
+_compile.on_clear(_INTERN.clear)
+
+
+@functools.lru_cache(maxsize=16)
+def _flat_treedef(n: int) -> Any:
+    return jax.tree_util.tree_structure(((0,) * n, {}))
+
+
 def op_desc(fn: Callable, args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[OpDesc, tuple]:
     """(description, dynamic leaves) of ``fn(*args, **kwargs)``: arrays and Values are dynamic."""
-    leaves, treedef = jax.tree_util.tree_flatten((tuple(args), kwargs),
-                                                 is_leaf=lambda x: isinstance(x, Value))
-    is_dyn = tuple(isinstance(x, (Value, jax.Array, onp.ndarray)) for x in leaves)
+    if not kwargs and all(isinstance(x, _FLAT) for x in args):  # the usual call: no walk
+        leaves, treedef = args, _flat_treedef(len(args))
+    else:
+        leaves, treedef = jax.tree_util.tree_flatten((tuple(args), kwargs),
+                                                     is_leaf=lambda x: isinstance(x, Value))
+    is_dyn = tuple(isinstance(x, _DYNAMIC) for x in leaves)
     dyn = tuple(x for x, d in zip(leaves, is_dyn, strict=True) if d)
     statics = tuple(_compile.static(x) for x, d in zip(leaves, is_dyn, strict=True) if not d)
-    return OpDesc(fn, treedef, statics, is_dyn), dyn
+    desc = OpDesc(fn, treedef, statics, is_dyn)
+    known = _INTERN.get(desc)
+    if known is None:
+        if len(_INTERN) > 8192:
+            _INTERN.clear()
+        known = _INTERN.setdefault(desc, desc)
+    return known, dyn
 
 
 def node_function(desc: Any) -> Callable[[Sequence[Any], Sequence[Any]], Any]:
@@ -212,6 +249,17 @@ def node_function(desc: Any) -> Callable[[Sequence[Any], Sequence[Any]], Any]:
             return desc.fn(*args, **kwargs)
 
         return op
+    if type(desc) is GradDesc:
+        backward = backward_function(desc.key, desc.use_hg, ())
+        n_p, n_c = desc.n_params, desc.n_consts
+
+        def grads(params: Sequence[Any], dyn: Sequence[Any]) -> Any:
+            hg = iter(dyn[n_p + n_c:])
+            heads = [next(hg) if used else None for used in desc.use_hg]
+            computed = backward(list(dyn[:n_p]), list(dyn[n_p:n_p + n_c]), heads)[2]
+            return [computed[i] for i in desc.wrt]
+
+        return grads
     forward = _compile.block_function(desc.block(), desc.training, True, desc.device)
     names = desc.names
 
@@ -286,7 +334,8 @@ def device_of(x: Any) -> jax.Device | None:
 class Plan:
     """The graph reaching ``heads``: ``key`` describes it (a :class:`PlanKey`); ``pvals``/``consts``
     are the arrays it reads (``params`` names the differentiable (leaf, device) pairs, in ``pvals``
-    order). ``cut_known``: a value already known is a constant (the graph is cut there). ``wrt``: ids of
+    order; ``arrays`` is ``(pvals, consts)`` as its program takes them). ``cut_known``: a value already
+    known is a constant (the graph is cut there). ``wrt``: ids of
     leaves differentiated whatever their ``grad_req``."""
 
     def __init__(self, heads: Sequence[Value], *, cut_known: bool = False,
@@ -331,6 +380,8 @@ class Plan:
         self.heads = tuple(NodeOut(index[id(h._node)], h._index) for h in heads)
         self.key = PlanKey(tuple(steps), self.heads)
         self.known_values: list[list[Any]] | None = None
+        # (pvals, consts) to call the plan's program with (consts end with the packed key counts)
+        self.arrays = (self.pvals, [*self.consts, onp.asarray(self.counts, onp.uint32)])
 
     def capture_known(self) -> None:
         """Keep each node's output values already computed (``known_values``): a node-by-node run
@@ -346,10 +397,6 @@ class Plan:
             i = self._cindex[id(x)] = len(self.consts)
             self.consts.append(x)
         return ConstIn(i)
-
-    def arrays(self) -> tuple[list, list]:
-        """(pvals, consts) to call the plan's program with (consts end with the packed counts)."""
-        return self.pvals, [*self.consts, onp.asarray(self.counts, onp.uint32)]
 
     def _param_ref(self, leaf: Any, device: Any, value: Any) -> ParamIn | ConstIn:
         if leaf is None or (leaf.grad_req == "null" and id(leaf) not in self._wrt):
@@ -399,7 +446,7 @@ def _first_refs(n: int) -> tuple:
 
 def replay(steps: tuple) -> Callable[[Sequence[Any], Sequence[Any]], tuple[list, list]]:
     """The pure replay of a plan's steps: (pvals, consts) -> (each node's outputs, states); the last
-    const is the vector of key counts (:meth:`Plan.arrays`)."""
+    const is the vector of key counts (:attr:`Plan.arrays`)."""
     fns = [None if type(step) is LeafStep else node_function(step.desc) for step in steps]
 
     def run(pvals: Sequence[Any], consts: Sequence[Any]) -> tuple[list, list]:
@@ -431,3 +478,23 @@ def replay(steps: tuple) -> Callable[[Sequence[Any], Sequence[Any]], tuple[list,
         return outs, states
 
     return run
+
+
+def backward_function(key: PlanKey, use_hg: tuple[bool, ...], want: tuple[NodeOut, ...]) -> Callable:
+    """The pure backward of a plan: ``(pvals, consts, head grads) -> Result`` (as a tuple), the values
+    those of ``want`` and the total the differentiated sum."""
+    run = replay(key.steps)
+
+    def objective(pvals, consts, hg):
+        outs, states = run(pvals, consts)
+        terms = []
+        for head, g, use in zip(key.heads, hg, use_hg, strict=True):
+            h = outs[head.node][head.out]
+            terms.append((jnp.sum(h * g) if use else jnp.sum(h)).astype(jnp.float32))
+        return functools.reduce(jnp.add, terms), (outs, states)
+
+    def program(pvals, consts, hg):
+        (total, (outs, states)), grads = jax.value_and_grad(objective, has_aux=True)(pvals, consts, hg)
+        return [outs[w.node][w.out] for w in want], states, grads, total
+
+    return program

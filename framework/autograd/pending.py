@@ -24,7 +24,6 @@ per-node programs (:mod:`.walk`); a description that repeats runs as one compile
 
 from __future__ import annotations
 
-import functools
 import threading
 import weakref
 from collections import OrderedDict
@@ -36,7 +35,7 @@ import jax.numpy as jnp
 
 from .. import _compile
 from . import walk
-from .graph import NodeOut, Plan, PlanKey, replay
+from .graph import NodeOut, Plan, PlanKey, backward_function
 from .lazy import GRAD, STATE, TOTAL, VALUE, Deferred
 
 __all__ = ["Pending", "Result", "GradientLeaf", "StateHolder", "backward_function", "backward_program",
@@ -107,26 +106,6 @@ def wanted(plan: Plan) -> tuple[NodeOut, ...]:
     return tuple(out)
 
 
-def backward_function(key: PlanKey, use_hg: tuple[bool, ...], want: tuple[NodeOut, ...]) -> Callable:
-    """The pure backward of a plan: ``(pvals, consts, head grads) -> Result`` (as a tuple), the values
-    those of ``want`` and the total the differentiated sum."""
-    run = replay(key.steps)
-
-    def objective(pvals, consts, hg):
-        outs, states = run(pvals, consts)
-        terms = []
-        for head, g, use in zip(key.heads, hg, use_hg, strict=True):
-            h = outs[head.node][head.out]
-            terms.append((jnp.sum(h * g) if use else jnp.sum(h)).astype(jnp.float32))
-        return functools.reduce(jnp.add, terms), (outs, states)
-
-    def program(pvals, consts, hg):
-        (total, (outs, states)), grads = jax.value_and_grad(objective, has_aux=True)(pvals, consts, hg)
-        return [outs[w.node][w.out] for w in want], states, grads, total
-
-    return program
-
-
 def backward_program(key: PlanKey, use_hg: tuple[bool, ...], want: tuple[NodeOut, ...]) -> Callable:
     """The compiled :func:`backward_function` of a plan's description."""
     return _compile.jit(("backward", use_hg, key, want), lambda: backward_function(key, use_hg, want))
@@ -140,12 +119,13 @@ class Pending:
     ``write_grads``: False for ``autograd.grad``, which returns the gradients instead of writing them.
     """
 
-    __slots__ = ("plan", "use_hg", "hg_args", "want", "whole", "computed", "grads", "_slots", "_lock",
-                 "on_late_grads", "__weakref__")
+    __slots__ = ("plan", "use_hg", "hg_args", "want", "arguments", "whole", "computed", "grads", "_slots",
+                 "_lock", "on_late_grads", "__weakref__")
 
     def __init__(self, plan: Plan, use_hg: tuple[bool, ...], hg_args: list, *, whole: bool) -> None:
         self.plan, self.use_hg, self.hg_args, self.whole = plan, use_hg, hg_args, whole
         self.want = wanted(plan)
+        self.arguments = (*plan.arrays, hg_args)  # of its whole-graph program
         self.computed: Result | None = None
         self.grads: list | None = None  # the gradients (None for one a fused step did not return)
         self._slots: list[tuple[str, Any, Any, Deferred]] = []  # (kind, target, device, deferred)
@@ -180,15 +160,6 @@ class Pending:
             if r is not None and r.aval.dtype == jnp.float32:  # head.sum() is the backward's total
                 r._sum = Deferred(self, TOTAL, 0)
 
-    @property
-    def ready(self) -> bool:
-        """Not run yet (a fused step may take it over)."""
-        return self.computed is None
-
-    def arguments(self) -> tuple:
-        """The arguments of its whole-graph program: (pvals, consts, head grads)."""
-        return (*self.plan.arrays(), self.hg_args)
-
     # ------------------------------------------------------------------ running
     def result(self, kind: str, index: int) -> jax.Array:
         """One result, running the backward (once) if needed."""
@@ -199,7 +170,7 @@ class Pending:
                 if self.grads[index] is None:  # after a fused step that did not return it
                     key, use_hg = self.plan.key, self.use_hg
                     late = _compile.jit(("gradients", use_hg, key),  # the backward alone, values aside
-                                        lambda: backward_function(key, use_hg, ()))(*self.arguments())[2]
+                                        lambda: backward_function(key, use_hg, ()))(*self.arguments)[2]
                     self.grads = [g if g is not None else h for g, h in zip(self.grads, late, strict=True)]
                     if self.on_late_grads is not None:
                         self.on_late_grads()
@@ -221,7 +192,7 @@ class Pending:
         plan = self.plan
         if self.whole:
             values, states, grads, total = backward_program(plan.key, self.use_hg, self.want)(
-                *self.arguments())
+                *self.arguments)
             return Result(values, self._flat_states(states), grads, total)
         outs, states = walk.forward(plan)
         grads = walk.backward(plan, outs, [g if u else None for g, u in zip(self.hg_args, self.use_hg,

@@ -33,7 +33,7 @@ import jax.numpy as jnp
 
 from ..base import FrameworkError
 from . import walk
-from .graph import LEAF, Abstract, Node, Plan, Value, abstract_eval, op_desc
+from .graph import LEAF, Abstract, GradDesc, Node, Plan, Value, abstract_eval, op_desc
 from .lazy import Deferred, force
 from .mode import is_recording, is_training, set_recording, set_training
 from .pending import Pending, repeats
@@ -79,24 +79,22 @@ class Recorded(Value, ArrayOps):
 
     @property
     def device(self) -> jax.Device:
-        return self._devices()[0]
-
-    def devices(self) -> set[jax.Device]:
-        return set(self._devices())
-
-    def _devices(self) -> list[jax.Device]:
+        """The device it is computed on: its node's, else the first input's found going back."""
         node = self._node
         while True:
             if node.device is not None:
-                return [node.device]
+                return node.device
             for x in node.inputs:
                 if isinstance(x, Value):
                     node = x._node
                     break
                 if isinstance(x, jax.Array) and len(x.devices()) == 1:
-                    return list(x.devices())
+                    return next(iter(x.devices()))
             else:
-                return list(self.value.devices())
+                return next(iter(self.value.devices()))
+
+    def devices(self) -> set[jax.Device]:
+        return {self.device}
 
     context = ctx = device
 
@@ -240,9 +238,13 @@ def backward(heads: Sequence[Any], head_grads: Sequence[Any] | None = None,
 
 
 def gradients(heads: Sequence[Any], leaves: Sequence[Any], head_grads: Sequence[Any] | None = None,
-              retain_graph: bool = False) -> list[jax.Array]:
+              retain_graph: bool = False, create_graph: bool = False) -> list[Any]:
     """The gradients of the heads' sum with respect to ``leaves`` (Parameters or Variables, whatever
-    their ``grad_req``), computed now and returned, not written (MXNet's ``autograd.grad``)."""
+    their ``grad_req``), computed now and returned, not written (MXNet's ``autograd.grad``). With
+    ``create_graph`` (inside ``record()``), they are recorded values of their own: a second backward
+    differentiates them (higher-order gradients)."""
+    if create_graph and is_recording():
+        return _recorded_gradients(heads, leaves, head_grads)
     pending = _describe(heads, head_grads, retain_graph, wrt=frozenset(map(id, leaves)))
     pending.owe(write_grads=False)
     result = pending.run()
@@ -255,3 +257,26 @@ def gradients(heads: Sequence[Any], leaves: Sequence[Any], head_grads: Sequence[
         else:
             out.append(result.grads[i])
     return out
+
+
+def _recorded_gradients(heads: Sequence[Any], leaves: Sequence[Any],
+                        head_grads: Sequence[Any] | None) -> list[Any]:
+    """``gradients`` as one recorded node (a :class:`.graph.GradDesc`) over the values the heads' graph
+    reads; the graph itself is kept (MXNet: ``create_graph`` retains it)."""
+    plan = Plan(heads, wrt=frozenset(map(id, leaves)))
+    if any(n.freed for n in plan.nodes):
+        raise GraphError(_FREED)
+    hgs = [None] * len(heads) if head_grads is None else \
+        [None if g is None else jnp.asarray(values_of(g)) for g in head_grads]
+    use_hg = tuple(g is not None for g in hgs)
+    # each differentiable leaf enters as a recorded leaf (a Variable as itself), the rest as constants
+    inputs = [leaf if isinstance(leaf, Value) and leaf._value is value else parameter_leaf(leaf, dev, value)
+              for (leaf, dev), value in zip(plan.params, plan.pvals, strict=True)]
+    consts = plan.arrays[1]
+    index = {id(leaf): i for i, (leaf, _) in enumerate(plan.params)}
+    wrt = tuple(index[id(leaf)] for leaf in leaves if id(leaf) in index)
+    desc = GradDesc(plan.key, use_hg, wrt, len(inputs), len(consts))
+    dyn = (*inputs, *consts, *(g for g in hgs if g is not None))
+    grads = iter(_outputs(Node("op", desc, dyn), abstract_eval(desc, dyn, ())))
+    return [next(grads) if id(leaf) in index else
+            jnp.zeros_like(leaf.value if isinstance(leaf, Value) else leaf.data()) for leaf in leaves]

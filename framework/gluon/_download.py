@@ -32,7 +32,6 @@ b'hello'
 
 from __future__ import annotations
 
-import hashlib
 import http.client
 import os
 import socket
@@ -46,13 +45,15 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
+from .. import config
+from .._files import sha1_of
 from ..base import FrameworkError
 
 __all__ = ["download", "DownloadError", "check_sha1", "fetch_url", "gluon_repo_url", "repo_file_url",
            "downloads_allowed", "DEFAULT_REPO"]
 
 #: MXNet's default repository of data sets and models (what ``MXNET_GLUON_REPO`` overrides).
-DEFAULT_REPO = "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/"
+DEFAULT_REPO = config.SWITCHES["gluon_repo"].default
 #: Seconds without a byte from the server before an attempt fails (tests make it short).
 TIMEOUT = 30.0
 #: The pause before the second attempt; it doubles for each further one, up to ``MAX_PAUSE``.
@@ -85,13 +86,13 @@ class _Attempt(Exception):
 
 
 def gluon_repo_url() -> str:
-    """The base URL of MXNet's repository layout: ``$MXNET_GLUON_REPO`` or MXNet's default, with a
-    trailing slash (the one place this variable is read).
+    """The base URL of MXNet's repository layout: ``$MXNET_GLUON_REPO`` (read by
+    :mod:`framework.config`) or MXNet's default, with a trailing slash.
 
-    >>> gluon_repo_url() == (os.environ.get("MXNET_GLUON_REPO") or DEFAULT_REPO).rstrip("/") + "/"
+    >>> gluon_repo_url() == (config.get("gluon_repo").rstrip("/") + "/")
     True
     """
-    url = os.environ.get("MXNET_GLUON_REPO") or DEFAULT_REPO
+    url = config.get("gluon_repo")
     return url if url.endswith("/") else url + "/"
 
 
@@ -101,22 +102,14 @@ def repo_file_url(namespace: str, filename: str) -> str:
 
 
 def downloads_allowed() -> bool:
-    """False when ``FRAMEWORK_OFFLINE`` is set to anything but ``0``/empty: data sets then never try
-    the network (an air-gapped machine gets the not-found error at once)."""
-    return os.environ.get("FRAMEWORK_OFFLINE", "").strip() in ("", "0")
+    """False when ``FRAMEWORK_OFFLINE=1``: data sets then never try the network (an air-gapped
+    machine gets the not-found error at once)."""
+    return not config.get("offline")
 
 
 def check_sha1(filename: str | os.PathLike, sha1_hash: str) -> bool:
     """Whether the file's SHA-1 equals ``sha1_hash`` (hex digits, either case)."""
-    return _sha1(Path(filename)) == sha1_hash.lower()
-
-
-def _sha1(path: Path) -> str:
-    digest = hashlib.sha1()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+    return sha1_of(filename) == sha1_hash.lower()
 
 
 def _target(url: str, path: str | os.PathLike | None) -> Path:
@@ -253,7 +246,7 @@ def fetch_url(url: str, fname: str | os.PathLike, *, sha1_hash: str | None = Non
             try:
                 _attempt(url, part, context, fname.name)
                 problem = None
-                if sha1_hash and (got := _sha1(part)) != sha1_hash.lower():
+                if sha1_hash and (got := sha1_of(part)) != sha1_hash.lower():
                     problem = f"checksum mismatch: SHA-1 {got}, expected {sha1_hash.lower()}"
                 if problem is None and check is not None:
                     problem = check(part)

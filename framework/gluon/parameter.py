@@ -412,8 +412,10 @@ class Parameter:
     reset_device = reset_ctx
 
     def zero_grad(self) -> None:
-        if self._grad is not None:
-            self._grad = {d: jnp.zeros_like(g) for d, g in self._grad.items()}
+        slots = self._grad_slots
+        if slots is not None:  # a deferred gradient is replaced, never computed
+            data = self._data
+            self._grad_slots = {d: jnp.zeros_like(data[d]) for d in slots}
 
     def cast(self, dtype: Any) -> None:
         self.dtype = jnp.dtype(dtype)

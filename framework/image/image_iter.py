@@ -11,6 +11,7 @@ as MXNet's ``ImageIter`` does (shuffling with Python's ``random``, as MXNet).
 
 from __future__ import annotations
 
+import io
 import os
 import random
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ from typing import Any
 import numpy as onp
 
 from .. import recordio
+from .._files import open_regular, read_bytes
 from ..io.io import DataBatch, DataIter
 from ..io.utils import to_batch_array
 from .augmenters import Augmenter, CreateAugmenter
@@ -72,7 +74,7 @@ class ImageIter(DataIter):
         keys: list = []
         if path_imglist:
             self.imglist = {}
-            with open(path_imglist, encoding="utf-8") as f:
+            with io.TextIOWrapper(open_regular(path_imglist, what="image list"), encoding="utf-8") as f:
                 for line in f:
                     parts = line.strip().split("\t")
                     if len(parts) < 3:
@@ -229,8 +231,7 @@ class ImageIter(DataIter):
             ) from None
 
     def read_image(self, fname: str) -> bytes:
-        with open(os.path.join(self.path_root or "", fname), "rb") as f:
-            return f.read()
+        return read_bytes(os.path.join(self.path_root or "", fname), what="image file")
 
     def augmentation_transform(self, data: Any) -> Any:
         for aug in self.auglist:

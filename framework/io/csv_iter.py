@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 import os
 from collections.abc import Sequence
@@ -21,6 +22,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as onp
 
+from .._files import open_regular
 from ._loader import RoundBatches
 from .io import DataBatch, DataDesc, DataIter
 from .utils import to_batch_array
@@ -45,7 +47,7 @@ def read_csv(path: str, shape: tuple[int, ...], dtype: Any, what: str) -> onp.nd
     rows = []
     size = math.prod(shape)
     for name in _files(path):
-        with open(name, encoding="ascii", errors="strict") as f:
+        with io.TextIOWrapper(open_regular(name, what="CSV file"), encoding="ascii", errors="strict") as f:
             for lineno, line in enumerate(f, 1):
                 line = line.strip()
                 if not line:

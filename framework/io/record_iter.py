@@ -23,6 +23,7 @@ rotation, shear, HSL jitter, PCA noise and mean images.
 from __future__ import annotations
 
 import concurrent.futures
+import io
 import math
 import os
 from collections.abc import Sequence
@@ -32,6 +33,7 @@ import numpy as onp
 
 from .. import image as _image
 from .. import recordio as _recordio
+from .._files import open_regular
 from ._loader import RoundBatches
 from .io import DataBatch, DataDesc, DataIter
 from .utils import to_batch_array
@@ -69,7 +71,7 @@ _IGNORED = (
 
 def _read_lst(path: str) -> dict[int, onp.ndarray]:
     out = {}
-    with open(path, encoding="utf-8") as f:
+    with io.TextIOWrapper(open_regular(path, what="image list"), encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
             parts = line.rstrip("\n").split("\t")
             if len(parts) < 3:

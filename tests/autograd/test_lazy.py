@@ -89,6 +89,7 @@ def test_a_later_backward_replaces_the_deferred_gradients():
 
 @pytest.mark.parametrize("change", ["zero_grad", "grad_req"])
 def test_writing_a_deferred_gradient_wins(change):
+    framework.clear_caches()
     net, trainer, batches = _setup()
     for x, y in batches[:3]:
         _step(net, trainer, x, y)
@@ -98,6 +99,7 @@ def test_writing_a_deferred_gradient_wins(change):
     else:
         p.grad_req = "add"  # a fresh, zero gradient buffer
     assert float(abs(p.grad()).sum()) == 0
+    assert _late_backwards() == 0  # the deferred gradients were replaced, never computed
 
 
 def test_a_trained_net_dies_with_its_last_reference_once_its_gradients_are_read():

@@ -131,3 +131,15 @@ def test_attach_grad_on_a_variable_resets_its_gradient():
     assert autograd.attach_grad(x, grad_req="add") is x
     onp.testing.assert_array_equal(x.grad, [0.0, 0.0])
     assert x.grad_req == "add"
+
+
+@pytest.mark.parametrize("recording", [True, False])
+def test_backward_of_a_variable_itself_gives_ones(recording):
+    """MXNet 1.9.1: x.attach_grad(); x.backward() (inside record() or not) leaves x.grad = ones."""
+    x = autograd.attach_grad(np.array([1.0, 2.0]))
+    if recording:
+        with autograd.record():
+            x.backward()
+    else:
+        x.backward()
+    onp.testing.assert_array_equal(onp.asarray(x.grad), [1.0, 1.0])

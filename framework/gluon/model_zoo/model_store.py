@@ -10,10 +10,10 @@ its SHA-1 against MXNet 1.9.1's published table; it never downloads anything.
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 from ... import config
+from ..._files import sha1_of
 from ..utils import check_sha1, download, replace_file
 
 # ``download`` is gluon.utils.download, which MXNet's module imports too; get_model_file never calls it
@@ -78,14 +78,6 @@ def default_roots() -> list[str]:
     return roots
 
 
-def _sha1(path: str) -> str:
-    digest = hashlib.sha1()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def get_model_file(name: str, root: str | os.PathLike | None = None) -> str:
     """The path of MXNet's pretrained file for ``name`` in ``root`` (default: :func:`default_roots`),
     after checking its SHA-1. Nothing is downloaded: a missing file is an error saying where to put it.
@@ -103,7 +95,7 @@ def get_model_file(name: str, root: str | os.PathLike | None = None) -> str:
         path = os.path.join(os.path.expanduser(r), file_name)
         looked.append(path)
         if os.path.isfile(path):
-            actual = _sha1(path)
+            actual = sha1_of(path, what="model file")
             if actual != _MODEL_SHA1[name]:
                 raise ValueError(
                     f"pretrained weights for {name!r}: {path} has SHA-1 {actual}, but MXNet published "

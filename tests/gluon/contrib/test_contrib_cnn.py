@@ -1,6 +1,6 @@
 """gluon.contrib.cnn against MXNet 1.9.1 (tests/reference/contrib/cnn.npz, made by
 tools/mxnet_reference/gen_contrib.py): deformable convolutions v1 (outputs and gradients) and v2
-(outputs; MXNet has no CPU backward: gradients against jax.grad and finite differences), and the
+(outputs; MXNet has no CPU backward: gradients against jax.grad), and the
 operators' boundary rules on hand-made offsets."""
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def test_layers_match_mxnet(case):
         onp.testing.assert_allclose(p.grad(), REF[f"{case}:grad:{name}"], rtol=1e-3, atol=1e-3, err_msg=name)
 
 
-def test_modulated_gradients_are_jax_grad_and_finite_differences():
+def test_modulated_gradients_are_jax_grad():
     layer, x = _layer("mdcn")
     w = jax.random.normal(jax.random.key(3), (2, 4, 6, 6))
     params = layer.collect_params().values_on()
@@ -71,21 +71,16 @@ def test_modulated_gradients_are_jax_grad_and_finite_differences():
     want = jax.jit(jax.grad(lambda ps: (layer.functional_call(ps, x) * w).sum()))(params)
     for name, p in layer.collect_params().items():
         onp.testing.assert_allclose(p.grad(), want[name], **TOL, err_msg=name)
-    # the weight enters linearly: a central difference along a random direction is exact up to rounding
-    d = jax.random.normal(jax.random.key(4), params["deformable_conv_weight"].shape)
-    f = jax.jit(lambda v: (layer.functional_call({**params, "deformable_conv_weight": v}, x) * w).sum())
-    base = params["deformable_conv_weight"]
-    fd = (f(base + 1e-2 * d) - f(base - 1e-2 * d)) / 2e-2
-    onp.testing.assert_allclose(fd, (want["deformable_conv_weight"] * d).sum(), rtol=2e-3)
 
 
 def test_operators_follow_mxnet_boundary_rules():
     args = dict(kernel=(3, 3), pad=(1, 1), num_filter=3, no_bias=True)
     x, offset, weight = (jnp.asarray(REF[f"op:{k}"]) for k in ("x", "offset", "weight"))
-    onp.testing.assert_allclose(deformable_convolution(x, offset, weight, **args), REF["op:v1"], **TOL)
-    onp.testing.assert_allclose(
-        modulated_deformable_convolution(x, offset, jnp.asarray(REF["op:mask"]), weight, **args),
-        REF["op:v2"], **TOL)
+    v1 = jax.jit(lambda *a: deformable_convolution(*a, **args))(x, offset, weight)
+    mask = jnp.asarray(REF["op:mask"])
+    v2 = jax.jit(lambda *a: modulated_deformable_convolution(*a, **args))(x, offset, mask, weight)
+    onp.testing.assert_allclose(v1, REF["op:v1"], **TOL)
+    onp.testing.assert_allclose(v2, REF["op:v2"], **TOL)
 
 
 def test_errors():

@@ -206,3 +206,26 @@ def test_share_parameters_reaches_the_layers_dotted_names_and_aliases():
     a.initialize()
     x = np.ones((5, 2, 3))
     onp.testing.assert_array_equal(onp.asarray(b(x)), onp.asarray(a(x)))
+
+
+def test_unroll_merging_and_valid_length_inside_record():
+    """unroll(merge_outputs=True, valid_length=...) inside record() (the steps are recorded values):
+    the same outputs as outside record(), and the same gradients as the unmerged steps summed."""
+    from framework import autograd, np
+    from framework.gluon import rnn
+
+    cell = rnn.LSTMCell(4, input_size=3)
+    cell.initialize()
+    x = np.random.uniform(size=(2, 5, 3))
+    valid = np.array([3, 5])
+    plain, _ = cell.unroll(5, x, layout="NTC", merge_outputs=True, valid_length=valid)
+    grads = []
+    for merge in (True, False):
+        with autograd.record():
+            out, _ = cell.unroll(5, x, layout="NTC", merge_outputs=merge, valid_length=valid)
+            loss = out.sum() if merge else sum(o.sum() for o in out)
+        loss.backward()
+        grads.append(cell.i2h_weight.grad())
+        if merge:
+            onp.testing.assert_allclose(onp.asarray(out), onp.asarray(plain), rtol=1e-6)
+    onp.testing.assert_allclose(onp.asarray(grads[0]), onp.asarray(grads[1]), rtol=1e-5, atol=1e-6)

@@ -2,11 +2,9 @@
 ``ModulatedDeformableConvolution`` (v2), each a convolution that predicts the offsets (and, for v2,
 the modulation masks ``2 * sigmoid(.)``) from the input, and the deformable convolution that uses them.
 
->>> from framework import np
->>> layer = DeformableConvolution(4, kernel_size=3, padding=1)
->>> layer.initialize()
->>> layer(np.ones((2, 3, 5, 5))).shape, layer
-((2, 4, 5, 5), DeformableConvolution(3 -> 4, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1)))
+>>> layer = DeformableConvolution(4, kernel_size=3, padding=1, in_channels=3)
+>>> layer, layer.offset_weight.shape
+(DeformableConvolution(3 -> 4, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1)), (18, 3, 3, 3))
 """
 
 from __future__ import annotations
@@ -134,11 +132,8 @@ class ModulatedDeformableConvolution(_Deformable):
     """2-D modulated deformable convolution v2 (Zhu et al., 2019): one convolution predicts the offsets
     and the masks (``2 * sigmoid``), each sample is weighted by its mask.
 
-    >>> from framework import np
-    >>> layer = ModulatedDeformableConvolution(2, kernel_size=3)
-    >>> layer.initialize()
-    >>> layer(np.ones((1, 3, 5, 5))).shape
-    (1, 2, 3, 3)
+    >>> ModulatedDeformableConvolution(2, kernel_size=3, in_channels=4).offset_weight.shape
+    (27, 4, 3, 3)
     """
 
     _version = 2

@@ -9,10 +9,10 @@ boundary rules are MXNet's CPU kernels': version 1 samples points with ``0 <= y 
 ``-1 < x < W`` (corners outside the image count as zero) and multiplies each sample by ``mask``
 (N, G*kh*kw, Ho, Wo). Gradients are ``jax.grad``'s.
 
->>> import jax.numpy as jnp
+>>> import jax, jax.numpy as jnp
 >>> x = jnp.arange(16.0).reshape(1, 1, 4, 4)
 >>> w = jnp.ones((1, 1, 1, 1))
->>> shifted = deformable_convolution(x, jnp.full((1, 2, 4, 4), 0.5), w, kernel=(1, 1))
+>>> shifted = jax.jit(deformable_convolution)(x, jnp.full((1, 2, 4, 4), 0.5), w)
 >>> shifted[0, 0, 0, :3].tolist()   # each sample halfway to its right and lower neighbours
 [2.5, 3.5, 4.5]
 """

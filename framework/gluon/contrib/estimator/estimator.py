@@ -8,7 +8,7 @@
 >>> est = Estimator(net, gluon.loss.SoftmaxCrossEntropyLoss(),
 ...                 trainer=gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1}))
 >>> est.logger.setLevel(logging.WARNING)
->>> est.fit(data, epochs=2)
+>>> est.fit(data, batches=1)
 >>> [m.name for m in est.train_metrics]
 ['training accuracy', 'training softmaxcrossentropyloss']
 """

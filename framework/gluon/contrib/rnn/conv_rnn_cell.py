@@ -6,12 +6,9 @@ whose input-to-hidden and hidden-to-hidden transforms are 1-, 2- or 3-D convolut
 convolution's output; the recurrent convolution keeps that size (odd ``h2h_kernel``, padded). Gates are
 stacked on the channel axis in MXNet's order: LSTM (i, f, c, o), GRU (r, z, o).
 
->>> from framework import np
 >>> cell = Conv2DLSTMCell((2, 5, 5), 3, i2h_kernel=3, h2h_kernel=3, i2h_pad=1)
->>> cell.initialize()
->>> out, states = cell.unroll(4, np.ones((1, 4, 2, 5, 5)), merge_outputs=True)
->>> out.shape, [s.shape for s in states]
-((1, 4, 3, 5, 5), [(1, 3, 5, 5), (1, 3, 5, 5)])
+>>> [s["shape"] for s in cell.state_info(1)], cell.i2h_weight.shape
+([(1, 3, 5, 5), (1, 3, 5, 5)], (12, 2, 3, 3))
 """
 
 from __future__ import annotations
