@@ -78,6 +78,10 @@ _LAZY = {
     "log": "framework.log",
     "config": "framework.config",
     "contrib": "framework.contrib",
+    "error": "framework.error",
+    "registry": "framework.registry",
+    "runtime": "framework.runtime",
+    "engine": "framework.engine",
 }
 
 __all__ = [

@@ -23,6 +23,8 @@ import jax.numpy as jnp
 import numpy as onp
 
 from . import device as _device
+from ._test_data import *  # noqa: F403
+from ._test_data import __all__ as _data_all
 from ._test_helpers import *  # noqa: F403
 from ._test_helpers import __all__ as _helpers_all
 from ._tolerance import (
@@ -45,7 +47,7 @@ __all__ = [
     "get_tols", "get_rtol", "get_atol", "rand_shape_nd", "rand_shape_2d", "rand_shape_3d", "rand_ndarray",
     "default_context", "default_device", "set_default_context", "set_default_device",
     "check_numeric_gradient", "assert_exception", "assert_allclose", "Context", "current_context", "array",
-    "getenv", "setenv", "use_np", "get_cuda_compute_capability", *_helpers_all,
+    "getenv", "setenv", "use_np", "get_cuda_compute_capability", *_helpers_all, *_data_all,
 ]
 
 
@@ -146,3 +148,11 @@ def assert_exception(f: Callable[..., Any], exception_type: type[BaseException] 
     except exception_type:
         return
     raise AssertionError(f"{getattr(f, '__name__', f)} did not raise {exception_type}")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Symbol":  # MXNet's test_utils re-exports mx.sym.Symbol; imported when first asked for
+        from .symbol import Symbol
+
+        return Symbol
+    raise AttributeError(f"framework.test_utils has no attribute {name!r}")

@@ -19,9 +19,19 @@ import framework as mx
 from framework import autograd
 
 REF = Path(__file__).resolve().parent / "reference" / "ops" / "ops.npz"
-with onp.load(REF, allow_pickle=False) as _f:
-    DATA = {k: _f[k] for k in _f.files}
-CASES: dict[str, dict] = json.loads(str(DATA["__cases__"]))
+#: more case files of the same format (``gen_api2.py``'s ``api2_*`` cases), replayed with ``ops.npz``'s
+MORE = [Path(__file__).resolve().parent / "reference" / "api2" / "ops.npz"]
+DATA: dict[str, onp.ndarray] = {}
+CASES: dict[str, dict] = {}
+for _path in (REF, *MORE):
+    with onp.load(_path, allow_pickle=False) as _f:
+        _data = {k: _f[k] for k in _f.files}
+    _cases = json.loads(str(_data.pop("__cases__")))
+    _clash = set(_cases) & set(CASES)
+    if _clash:
+        raise ValueError(f"{_path}: case names {sorted(_clash)} are already taken")
+    CASES.update(_cases)
+    DATA.update(_data)
 
 
 def _foreach_body(F):

@@ -38,7 +38,8 @@ and the operators that 2.0 registers at import time from C++ (``_np_*``/``_npx_*
 A name is *present* when ``import framework as mx`` reaches it the way MXNet code reaches it: by
 attributes from ``mx`` (``mx.gluon.data.vision.transforms.ToTensor``), or, for a module MXNet itself
 offers only by import, by importing ``framework.<path>``. Each missing name must be listed either in
-``tests/api/not_supported.md`` (with the reason and what to use instead) or in
+framework's table of refusals, ``framework/_refusals.py`` (with the reason and what to use instead;
+``report --refusals`` prints it), or in
 ``tests/api/expected_missing.txt`` (work not done yet; the list only shrinks: ``report
 --write-expected`` rewrites it to what is still missing).
 """
@@ -57,7 +58,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 INVENTORY = ROOT / "tests" / "api" / "inventory.json"
-NOT_SUPPORTED = ROOT / "tests" / "api" / "not_supported.md"
 EXPECTED_MISSING = ROOT / "tests" / "api" / "expected_missing.txt"
 MXNET_GIT = Path("/work/.mirror/apache+mxnet/repo")
 
@@ -400,25 +400,33 @@ def load_inventory(path: Path = INVENTORY) -> dict:
     return json.loads(Path(path).read_text())
 
 
-def load_not_supported(path: Path = NOT_SUPPORTED) -> dict[tuple[str, str], tuple[str, str]]:
-    """``{(module, name): (reason, instead)}`` from the Markdown table (``name`` may be ``*``: the
-    whole module's entries not otherwise present)."""
-    out = {}
-    text = Path(path).read_text() if Path(path).exists() else ""
-    for line in text.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if (
-            not line.startswith("|")
-            or len(cells) != 4
-            or cells[0] in ("module", "")
-            or set(cells[0]) <= {"-", " "}
-        ):
-            continue
-        module, name, reason, instead = cells
-        module = "" if module == "mx" else module.removeprefix("mx.")
-        for n in name.strip("`").split(", "):
-            out[(module, n.strip("`"))] = (reason, instead)
-    return out
+def load_not_supported() -> dict[tuple[str, str], tuple[str, str]]:
+    """``{(module, name): (reason, instead)}`` from framework's one table of refusals
+    (``framework/_refusals.py``; ``mx.nd.NOT_SUPPORTED`` and the like are views of it)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from framework._refusals import REFUSALS
+
+    return {
+        ("" if module == "mx" else module.removeprefix("mx."), name): (r.reason, r.instead)
+        for module, table in REFUSALS.items()
+        for name, r in table.items()
+    }
+
+
+def refusals_markdown() -> str:
+    """The table of refusals as Markdown: one row per module and reason."""
+    from framework._refusals import REFUSALS
+
+    lines = ["| module | names | reason | instead |", "| --- | --- | --- | --- |"]
+    for module, table in REFUSALS.items():
+        rows: dict[tuple[str, str], list[str]] = {}
+        for name, r in table.items():
+            rows.setdefault((r.reason, r.instead), []).append(name)
+        for (reason, instead), names in rows.items():
+            listed = ", ".join(f"`{n}`" for n in names)
+            lines.append(f"| {module} | {listed} | {reason} | {instead} |")
+    return "\n".join(lines)
 
 
 def load_expected_missing(path: Path = EXPECTED_MISSING) -> set[tuple[str, str]]:
@@ -535,7 +543,7 @@ def write_expected(result: dict, not_supported: dict, path: Path = EXPECTED_MISS
                 rows.append(f"{module_label(mod_path)} {name}")
     header = (
         "# Names of tests/api/inventory.json that framework lacks and that are not refused in\n"
-        "# not_supported.md: work still to do. This list only shrinks; rewrite it with\n"
+        "# framework/_refusals.py: work still to do. This list only shrinks; rewrite it with\n"
         "#   python tools/api_inventory.py report --write-expected\n"
     )
     tmp = path.with_suffix(".tmp")
@@ -557,6 +565,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--missing", metavar="MODULE", help="list the missing names of one module (mx.io, ...)")
     r.add_argument("--write-expected", action="store_true", help="rewrite tests/api/expected_missing.txt")
     r.add_argument("--readme", action="store_true", help="rewrite the coverage table in README.md")
+    r.add_argument("--refusals", action="store_true", help="print the table of refused names (Markdown)")
     args = parser.parse_args(argv)
     if args.command == "generate":
         inv = generate(args.out, args.mxnet_git, args.rev)
@@ -568,6 +577,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
     sys.path.insert(0, str(ROOT))
+    if args.refusals:
+        print(refusals_markdown())
+        return 0
     result = check()
     ns = load_not_supported()
     if args.missing is not None:

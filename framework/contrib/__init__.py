@@ -6,6 +6,6 @@
 
 from __future__ import annotations
 
-from . import amp
+from . import amp, text
 
-__all__ = ["amp"]
+__all__ = ["amp", "text"]

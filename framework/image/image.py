@@ -2,10 +2,10 @@
 kind): decode, read, resize, crop, border, rotate, normalise.
 
 Interpolation codes are MXNet's (OpenCV's): 0 nearest, 1 bilinear, 2 bicubic, 3 area, 4 Lanczos, 9 auto
-(area to shrink, bicubic to enlarge, else bilinear), 10 random. Nearest and bilinear follow OpenCV's
-arithmetic (``framework.image._resize``; bilinear within 1 of MXNet's pixels); bicubic, area and
-Lanczos go through Pillow and may differ more. Decoding goes through Pillow (``_codec``). The random
-crops draw from Python's ``random`` module, as MXNet's do: the same ``random.seed`` gives MXNet's crops.
+(area to shrink, bicubic to enlarge, else bilinear), 10 random, with OpenCV's arithmetic
+(``framework.image._resize``: MXNet's pixels, bilinear enlargements within 1). Decoding goes through
+Pillow (``_codec``). The random crops draw from Python's ``random`` module, as MXNet's do: the same
+``random.seed`` gives MXNet's crops.
 
 >>> import numpy as onp
 >>> from framework import image
@@ -36,7 +36,7 @@ __all__ = ["imdecode", "imread", "imresize", "resize_short", "center_crop", "fix
            "color_normalize", "random_crop", "random_size_crop", "copyMakeBorder", "imrotate",
            "random_rotate"]
 
-_INTERP = {0: "NEAREST", 1: "BILINEAR", 2: "BICUBIC", 3: "BOX", 4: "LANCZOS"}
+_INTERP = {0: "nearest", 1: "bilinear", 2: "bicubic", 3: "area", 4: "lanczos"}  # OpenCV's codes
 
 
 def imdecode(buf: bytes | Any, flag: int = 1, to_rgb: bool = True, out: Any = None, *,
@@ -88,8 +88,6 @@ def _get_interp_method(interp: int, sizes: tuple[int, ...] = ()) -> int:
 def imresize(src: Any, w: int, h: int, interp: int = 1) -> Any:
     """Resize an HWC uint8 (or float) image to width ``w`` and height ``h``; MXNet's interp codes
     (see the module docstring)."""
-    from PIL import Image
-
     arr = onp.asarray(src)
     if arr.ndim not in (2, 3):
         raise ValueError(f"imresize: expected an (H, W, C) image, got shape {arr.shape}")
@@ -97,17 +95,7 @@ def imresize(src: Any, w: int, h: int, interp: int = 1) -> Any:
         raise ValueError(f"imresize: target size w={w}, h={h} must be positive")
     check_pixels(w, h, "imresize")
     code = _interp(interp, (arr.shape[0], arr.shape[1], h, w))
-    if code in (0, 1):
-        return _like(src, (_resize.nearest if code == 0 else _resize.linear)(arr, int(w), int(h)))
-    method = getattr(Image.Resampling, _INTERP[code])
-    chans = [arr] if arr.ndim == 2 else [arr[:, :, c] for c in range(arr.shape[2])]
-    dtype = arr.dtype
-    outs = []
-    for ch in chans:
-        pil = Image.fromarray(ch if dtype == onp.uint8 else ch.astype(onp.float32))
-        outs.append(onp.asarray(pil.resize((int(w), int(h)), method)).astype(dtype))
-    out = outs[0] if arr.ndim == 2 else onp.stack(outs, axis=-1)
-    return _like(src, out)
+    return _like(src, _resize.resize(arr, int(w), int(h), code))
 
 
 def _like(src: Any, out: onp.ndarray) -> Any:

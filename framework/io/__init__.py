@@ -19,7 +19,13 @@ from .csv_iter import CSVIter
 from .io import DataBatch, DataDesc, DataIter, PrefetchingIter, ResizeIter
 from .mnist_iter import MNISTIter
 from .ndarray_iter import NDArrayIter
-from .record_iter import ImageRecordIter, ImageRecordUInt8Iter
+from .record_iter import (
+    ImageRecordInt8Iter,
+    ImageRecordIter,
+    ImageRecordIter_v1,
+    ImageRecordUInt8Iter,
+    ImageRecordUInt8Iter_v1,
+)
 
 __all__ = [
     "DataDesc",
@@ -30,6 +36,9 @@ __all__ = [
     "MNISTIter",
     "ImageRecordIter",
     "ImageRecordUInt8Iter",
+    "ImageRecordInt8Iter",
+    "ImageRecordIter_v1",
+    "ImageRecordUInt8Iter_v1",
     "PrefetchingIter",
     "ResizeIter",
     "io",

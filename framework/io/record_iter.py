@@ -8,8 +8,9 @@ Per image, in MXNet's order: ``resize`` (shorter edge), ``pad`` (with ``fill_val
 ``brightness``/``contrast``/``saturation`` jitter in a random order, ``rand_mirror``/``mirror``, then
 ``(pixel - mean) * scale / std`` per channel (RGB order; ``ImageRecordUInt8Iter`` keeps the raw uint8).
 Batches follow MXNet's ``round_batch`` (see :mod:`framework.io._loader`). Random choices come from a
-generator seeded by ``seed_aug`` (else ``seed``); shuffling from ``seed``, every epoch. Resizing goes
-through Pillow, so resized pixels may differ from MXNet's OpenCV ones by rounding.
+generator seeded by ``seed_aug`` (else ``seed``); shuffling from ``seed``, every epoch. Resizing has
+OpenCV's arithmetic (``framework.image``). ``ImageRecordInt8Iter`` saturates the raw pixels to int8;
+the ``_v1`` classes are MXNet's names for its first implementation of the same iterators.
 
 Augmentations MXNet's C++ iterator offers that this one refuses with an error naming the alternative:
 rotation, shear, HSL jitter, PCA noise and mean images.
@@ -37,7 +38,8 @@ from ._loader import RoundBatches
 from .io import DataBatch, DataDesc, DataIter
 from .utils import to_batch_array
 
-__all__ = ["ImageRecordIter", "ImageRecordUInt8Iter"]
+__all__ = ["ImageRecordIter", "ImageRecordUInt8Iter", "ImageRecordInt8Iter", "ImageRecordIter_v1",
+           "ImageRecordUInt8Iter_v1"]
 
 _REFUSED = {
     "max_rotate_angle": 0,
@@ -107,6 +109,10 @@ class ImageRecordIter(DataIter):
     """MXNet's ``mx.io.ImageRecordIter`` (see the module docstring for what each argument does)."""
 
     _uint8 = False
+    _int8 = False
+
+    def _data_dtype(self) -> type:
+        return onp.int8 if self._int8 else onp.uint8 if self._uint8 else onp.float32
 
     def __init__(
         self,
@@ -223,7 +229,7 @@ class ImageRecordIter(DataIter):
     def provide_data(self) -> list[DataDesc]:
         return [
             DataDesc(
-                self._names[0], (self.batch_size, *self.data_shape), onp.uint8 if self._uint8 else onp.float32
+                self._names[0], (self.batch_size, *self.data_shape), self._data_dtype()
             )
         ]
 
@@ -327,6 +333,8 @@ class ImageRecordIter(DataIter):
         if mirrored:
             img = img[:, ::-1]
         chw = onp.ascontiguousarray(onp.transpose(img, (2, 0, 1)))
+        if self._int8:  # MXNet saturates the pixels to int8's range
+            return onp.minimum(chw, 127).astype(onp.int8), self._label_of(header)
         if self._uint8:
             return chw, self._label_of(header)
         contrast = (rng.uniform() * a["random_contrast"] * 2 - a["random_contrast"] + 1) * self._scale
@@ -345,8 +353,7 @@ class ImageRecordIter(DataIter):
         fresh = slots.order[: slots.fresh]
         seeds = self._rng.randint(0, 2**31 - 1, size=len(fresh))
         done = list(self._pool.map(self._one, fresh, seeds))
-        dtype = onp.uint8 if self._uint8 else onp.float32
-        data = onp.zeros((self.batch_size, *self.data_shape), dtype)
+        data = onp.zeros((self.batch_size, *self.data_shape), self._data_dtype())
         label = onp.zeros((self.batch_size, self.label_width), onp.float32)
         for i, (img, lab) in enumerate(done):
             if img.shape != self.data_shape:
@@ -390,3 +397,21 @@ class ImageRecordUInt8Iter(ImageRecordIter):
     """``ImageRecordIter`` yielding the augmented images as raw uint8 (no mean/std/scale)."""
 
     _uint8 = True
+
+
+class ImageRecordInt8Iter(ImageRecordIter):
+    """``ImageRecordIter`` yielding the augmented images as int8 (pixels above 127 saturate to 127, as
+    MXNet's quantisation-calibration iterator does; no mean/std/scale)."""
+
+    _uint8 = True
+    _int8 = True
+
+
+class ImageRecordIter_v1(ImageRecordIter):  # noqa: N801  (MXNet's name)
+    """MXNet's deprecated first implementation of :class:`ImageRecordIter`: the same arguments and
+    batches."""
+
+
+class ImageRecordUInt8Iter_v1(ImageRecordUInt8Iter):  # noqa: N801  (MXNet's name)
+    """MXNet's deprecated first implementation of :class:`ImageRecordUInt8Iter`: the same arguments and
+    batches."""

@@ -24,7 +24,7 @@ from typing import Any
 
 import jax
 
-from .. import serialization
+from .. import _refusals, serialization
 from . import contrib, image, linalg, random
 from .arithmetic import *  # noqa: F403
 from .arithmetic import __all__ as _arith_all
@@ -99,21 +99,9 @@ def waitall() -> None:
     npx.waitall()
 
 
-#: MXNet 1.9.1 ``mx.nd`` names that are not offered, with the reason and what to use instead.
-NOT_SUPPORTED: dict[str, str] = {
-    "CachedOp": "MXNet's graph executor handle; hybridize() (one jax.jit) is the equivalent",
-    "IdentityAttachKLSparseReg": "keeps a moving average as an auxiliary state updated during backward; "
-                                 "add a KL sparsity penalty to the loss instead",
-    "sparse": "sparse storage (csr/row_sparse): JAX arrays are dense",
-    "register": "MXNet's C-operator registration machinery",
-    "op": "MXNet's generated operator module; the operators are framework.nd's functions",
-    "utils": "MXNet's private helpers module",
-    **{n: "MXNet's generated operator module; the operators are framework.nd's functions"
-       for n in ("gen__internal", "gen_contrib", "gen_image", "gen_linalg", "gen_op", "gen_sparse")},
-    **{n: "MXNet's internal indexing helper"
-       for n in ("get_indexing_dispatch_code", "get_oshape_of_gather_nd_op",
-                 "indexing_key_expand_implicit_axes")},
-}
+#: MXNet 1.9.1 ``mx.nd`` names that are not offered: ``{name: "reason; instead: ..."}`` (a view of
+#: ``framework._refusals``, the one table of refusals).
+NOT_SUPPORTED: dict[str, str] = _refusals.not_supported("mx.nd")
 
 # MXNet's nd.np / nd.npx (nd.numpy / nd.numpy_extension): what a 1.x hybrid_forward's F offers in np mode
 from .. import np, npx  # noqa: E402
@@ -126,10 +114,17 @@ def __getattr__(name: str) -> Any:
         from ..operator import Custom
 
         return Custom
-    if name == "ndarray":  # mx.nd.ndarray as in MXNet
+    if name in ("ndarray", "op"):  # mx.nd.ndarray; mx.nd.op, MXNet's module of the generated operators
         import importlib
 
         return importlib.import_module("framework.nd")
+    if name == "utils":
+        import importlib
+
+        return importlib.import_module("framework.nd.utils")
+    refused = _refusals.refusal_message("mx.nd", name)
+    if refused:
+        raise AttributeError(refused)
     raise AttributeError(
         f"framework.nd has no attribute {name!r}: it is not one of MXNet 1.x's NDArray functions "
         "supported here (see framework/nd/__init__.py for the list; framework.np has NumPy's names)"

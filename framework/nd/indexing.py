@@ -72,9 +72,11 @@ def slice_axis(data: jax.Array, axis: int, begin: int, end: int | None) -> jax.A
 
 
 @nd_op
-def slice_like(data: jax.Array, shape_like: jax.Array, axes: Sequence[int] = ()) -> jax.Array:
-    """``data`` cut (from index 0) to ``shape_like``'s size on ``axes`` (all axes when empty)."""
-    axes = tuple(axes) or tuple(range(min(data.ndim, shape_like.ndim)))
+def slice_like(data: jax.Array, shape_like: jax.Array, axes: int | Sequence[int] = ()) -> jax.Array:
+    """``data`` cut (from index 0) to ``shape_like``'s size on ``axes`` (an axis or several; all axes
+    when empty)."""
+    axes = (axes,) if isinstance(axes, int) else tuple(axes)
+    axes = axes or tuple(range(min(data.ndim, shape_like.ndim)))
     index = [builtins.slice(None)] * data.ndim
     for a in axes:
         ax = norm_axis(a, data.ndim, "slice_like")

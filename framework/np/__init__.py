@@ -38,7 +38,7 @@ from .creation import (
 )
 from .dispatch import recordable as _recordable
 from .joining import concatenate, stack
-from .textio import genfromtxt
+from .textio import genfromtxt, min_scalar_type
 
 ndarray = _jnp.ndarray
 newaxis = None
@@ -69,6 +69,7 @@ __all__ = [
     "stack",
     "concatenate",
     "genfromtxt",
+    "min_scalar_type",
     *_compat_all,
 ]
 

@@ -1,5 +1,5 @@
-"""MXNet's ``np.genfromtxt``: NumPy reads the text, the result is an array (float32 for float data,
-JAX's 64-bit types being off).
+"""MXNet's NumPy-fallback functions: ``np.genfromtxt`` (NumPy reads the text, the result is an array:
+float32 for float data, JAX's 64-bit types being off) and ``np.min_scalar_type``.
 
 >>> import io
 >>> from framework import np
@@ -15,9 +15,20 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as onp
 
-__all__ = ["genfromtxt"]
+__all__ = ["genfromtxt", "min_scalar_type"]
 
 
 def genfromtxt(*args: Any, **kwargs: Any) -> Any:
     """``numpy.genfromtxt`` read into an array."""
     return jnp.asarray(onp.genfromtxt(*args, **kwargs))
+
+
+def min_scalar_type(a: Any) -> onp.dtype:
+    """``numpy.min_scalar_type``: the smallest dtype that holds the value ``a`` (a scalar or array,
+    whose dtype is returned as it is for non-scalars).
+
+    >>> from framework import np
+    >>> np.min_scalar_type(10), np.min_scalar_type(-260), np.min_scalar_type(np.ones(2))
+    (dtype('uint8'), dtype('int16'), dtype('float32'))
+    """
+    return onp.min_scalar_type(onp.asarray(a))

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import jax
 
+from .. import _refusals
 from ..device import Context, cpu, cpu_pinned, current_context, current_device, device_scope, gpu, num_gpus
-from ..np import random
 from ..np._indexing import getitem
 from ..np._scalars import to_float, to_int
 from ..np.dispatch import recordable
 from ..serialization import load, save, savez
-from . import utils
+from . import random, utils
 from .attach_owned import attach_grad_attributes
 from .devices_info import get_cuda_compute_capability, gpu_memory_info
 from .interop import from_dlpack, from_numpy, to_dlpack_for_read
@@ -91,11 +91,9 @@ def _make_recordable() -> None:
 _make_recordable()
 
 
-#: MXNet 1.9.1 ``mx.npx`` names that are not offered: modules and helpers its file imports, not API.
-NOT_SUPPORTED: dict[str, str] = {
-    n: "a name MXNet's numpy_extension module imports for itself (Python's or MXNet's internals), not API"
-    for n in ("check_call", "classproperty", "ctypes", "threading", "warnings", "with_metaclass")
-}
+#: MXNet ``mx.npx`` names that are not offered: ``{name: "reason; instead: ..."}`` (a view of
+#: ``framework._refusals``, the one table of refusals).
+NOT_SUPPORTED: dict[str, str] = _refusals.not_supported("mx.npx")
 
 
 def set_np(shape: bool = True, array: bool = True, dtype: bool = False) -> None:
@@ -132,4 +130,5 @@ def __getattr__(name: str):
         module = importlib.import_module(".image", __name__)
         globals()["image"] = module
         return module
-    raise AttributeError(f"framework.npx has no attribute {name!r}")
+    raise AttributeError(_refusals.refusal_message("mx.npx", name)
+                         or f"framework.npx has no attribute {name!r}")

@@ -23,6 +23,7 @@ from .adam import FTML, LAMB, Adam, Adamax, AdamW, Nadam
 from .adaptive import AdaDelta, AdaGrad, Ftrl, RMSProp
 from .base import Optimizer, OptimizerState, create, get_hyperparams, register, set_hyperparams
 from .indexed import IndexedState, Updater, get_updater
+from .large_batch import LBSGD, Test
 from .sgd import DCASGD, LARS, NAG, SGD, SGLD, Signum, ccSGD
 from .wrap import OptaxOptimizer
 
@@ -30,5 +31,16 @@ __all__ = [
     "Optimizer", "OptimizerState", "OptaxOptimizer", "create", "register", "set_hyperparams",
     "get_hyperparams", "Updater", "get_updater", "IndexedState", "SGD", "ccSGD", "NAG", "Signum", "LARS",
     "DCASGD", "SGLD", "Adam", "AdamW",
-    "Adamax", "Nadam", "LAMB", "FTML", "AdaGrad", "AdaDelta", "RMSProp", "Ftrl",
+    "Adamax", "Nadam", "LAMB", "FTML", "AdaGrad", "AdaDelta", "RMSProp", "Ftrl", "LBSGD", "Test",
+    "contrib", "optimizer",
 ]
+
+from . import contrib, optimizer  # noqa: E402  (MXNet's submodules; they read the names above)
+
+
+def __getattr__(name: str):
+    if name == "NDabs":  # MXNet's optimizer module imports nd.abs under this name
+        from ..nd import abs as nd_abs
+
+        return nd_abs
+    raise AttributeError(f"framework.optimizer has no attribute {name!r}")

@@ -2,7 +2,8 @@
 ``tools/api_inventory.py generate`` in MXNet 1.9.1's venv).
 
 Each name of the inventory is reached on a fresh ``import framework as mx`` the way MXNet code reaches
-it, or is refused in ``tests/api/not_supported.md`` (with the reason and what to use instead), or is
+it, or is refused in framework's one table of refusals, ``framework/_refusals.py`` (with the reason and
+what to use instead; ``mx.nd.NOT_SUPPORTED`` and the like are views of it), or is
 still to do in ``tests/api/expected_missing.txt``. The coverage is reported as a ``UserWarning``
 (in pytest's warnings summary).
 """
@@ -87,12 +88,12 @@ def test_tables_name_inventory_entries_with_reasons():
     inv = inventory.load_inventory()["modules"]
     known = {(m, n) for m, e in inv.items() for n in e["names"] + e["names_2_0"]}
     refused = inventory.load_not_supported()
-    assert refused, "not_supported.md has no rows"
+    assert refused, "framework/_refusals.py has no rows"
     for (module, name), (reason, instead) in refused.items():
-        assert module in inv, f"not_supported.md: no module {module!r} in the inventory"
-        assert name == "*" or (module, name) in known, f"not_supported.md: {module} {name} is no entry"
+        assert module in inv, f"framework/_refusals.py: no module {module!r} in the inventory"
+        assert name == "*" or (module, name) in known, f"framework/_refusals.py: {module} {name} is no entry"
         assert len(reason) > 10 and instead, (
-            f"not_supported.md: {module} {name} needs a reason and an alternative"
+            f"framework/_refusals.py: {module} {name} needs a reason and an alternative"
         )
     for module, name in inventory.load_expected_missing():
         assert (module, name) in known, f"expected_missing.txt: {module} {name} is no inventory entry"
@@ -106,11 +107,28 @@ def test_every_name_exists_or_is_listed(result):
     unlisted = inventory.unlisted(result, refused, expected)
     assert not unlisted, (
         f"{len(unlisted)} inventory names are missing from framework and listed nowhere "
-        f"(implement them, or refuse them in tests/api/not_supported.md): " + ", ".join(unlisted[:40])
+        f"(implement them, or refuse them in framework/_refusals.py): " + ", ".join(unlisted[:40])
     )
     text = (f"MXNet API coverage: {100 * inventory.coverage(result):.1f}% of MXNet 1.9.1's public names "
             "present (python tools/api_inventory.py report)")
     warnings.warn(UserWarning(text), stacklevel=1)  # a builtin class: xdist sends it between processes
+
+
+def test_a_refused_name_is_really_missing(result):
+    """A refusal of a name framework has is stale: the table must say what is true."""
+    stale = [f"{inventory.module_label(m)} {n}" for (m, n) in inventory.load_not_supported()
+             if n != "*" and m in result and n not in result[m]["missing"] + result[m]["missing_2_0"]]
+    assert not stale, f"refused in framework/_refusals.py, yet present (delete the rows): {stale}"
+
+
+def test_module_tables_are_views_of_the_one_table():
+    from framework import _refusals, nd, npx
+
+    for module, table in (("mx.nd", nd.NOT_SUPPORTED), ("mx.nd.contrib", nd.contrib.NOT_SUPPORTED),
+                          ("mx.npx", npx.NOT_SUPPORTED)):
+        assert set(table) == set(_refusals.REFUSALS.get(module, {})), module
+    with pytest.raises(AttributeError, match="mx.nd.sparse is not supported: sparse storage"):
+        nd.sparse  # noqa: B018
 
 
 def test_the_checker_finds_a_missing_name_and_an_unlisted_one():

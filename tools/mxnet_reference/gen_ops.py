@@ -56,13 +56,16 @@ class _null:
         return False
 
 
-def run() -> None:
-    build()
+def run(cases: list | None = None, out_path: Path = OUT) -> None:
+    """Run ``cases`` (``ops_cases.CASES`` after ``build()`` when None) and write ``out_path``."""
+    if cases is None:
+        build()
+        cases = CASES
     out: dict[str, np.ndarray] = {}
     table = {}
     failed: list[str] = []
     only = os.environ.get("GEN_OPS_ONLY")  # comma-separated case names: run just those (debugging)
-    for name, op, inputs, kwargs, grad, extra in CASES:
+    for name, op, inputs, kwargs, grad, extra in cases:
         if only and name not in only.split(","):
             continue
         fn = resolve(op)
@@ -78,6 +81,8 @@ def run() -> None:
         else:
             mx.npx.reset_np()
         args = [mod.array(a, dtype=a.dtype) for a in inputs]
+        if extra.get("csr"):  # the operator reads CSR storage (the replay passes the dense array)
+            args = [a.tostype("csr") for a in args]
         for i in grad:
             args[i].attach_grad()
         mx_kw = {k: _convert(v) for k, v in kw.items()}
@@ -127,9 +132,9 @@ def run() -> None:
     if only:
         print(f"{len(table)} cases ran; nothing written (GEN_OPS_ONLY)", file=sys.stderr)
         return
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(OUT, **out)
-    print(f"{len(table)} cases, {OUT.stat().st_size} bytes -> {OUT}", file=sys.stderr)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out_path, **out)
+    print(f"{len(table)} cases, {out_path.stat().st_size} bytes -> {out_path}", file=sys.stderr)
 
 
 def _flatten(res):

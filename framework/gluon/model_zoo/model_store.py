@@ -14,9 +14,10 @@ import os
 
 from ... import config
 from ..._files import sha1_of
-from ..utils import check_sha1, replace_file
+from ..utils import check_sha1, download, replace_file
 
-__all__ = ["get_model_file", "short_hash", "default_roots", "purge", "check_sha1", "replace_file"]
+# ``download`` is gluon.utils.download, which MXNet's module imports too; get_model_file never calls it
+__all__ = ["get_model_file", "short_hash", "default_roots", "purge", "check_sha1", "replace_file", "download"]
 
 # MXNet 1.9.1's published checksums of its model-zoo files (model_store.py), name -> SHA-1.
 _MODEL_SHA1 = {

@@ -24,6 +24,7 @@ import numpy as onp
 
 from ...metric import CompositeEvalMetric, EvalMetric
 from ...metric import Loss as _LossMetric
+from ...metric import Loss as metric_loss  # MXNet's module offers gluon.metric.Loss under this name
 from .checkpoint import CheckpointHandler
 from .events import (
     BatchBegin,
@@ -39,7 +40,7 @@ from .utils import _check_metrics
 
 __all__ = ["TrainBegin", "TrainEnd", "EpochBegin", "EpochEnd", "BatchBegin", "BatchEnd", "EventHandler",
            "StoppingHandler", "MetricHandler", "ValidationHandler", "LoggingHandler", "CheckpointHandler",
-           "EarlyStoppingHandler", "GradientUpdateHandler"]
+           "EarlyStoppingHandler", "GradientUpdateHandler", "metric_loss"]
 
 
 class StoppingHandler(TrainBegin, BatchEnd, EpochEnd):

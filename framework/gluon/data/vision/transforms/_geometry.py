@@ -45,7 +45,8 @@ def _wh(size: Any, who: str) -> tuple[int, int]:
 class Resize(BatchSafeTransform):
     """Resize to ``size`` = (width, height), or an int: a square, or with ``keep_ratio`` the shorter side.
 
-    ``interpolation``: 0 nearest, 1 bilinear (default), 2 area, 3 bicubic, 4 Lanczos, 9 auto, 10 random.
+    ``interpolation`` (OpenCV's codes): 0 nearest, 1 bilinear (default), 2 bicubic, 3 area, 4 Lanczos,
+    9 auto, 10 random.
 
     >>> Resize((8, 4))(onp.zeros((2, 2, 1), 'uint8')).shape
     (4, 8, 1)
