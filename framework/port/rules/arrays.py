@@ -14,8 +14,9 @@ results of ``F.*`` and ``mx.nd.*`` calls; indexing, arithmetic and routed method
 them; and names bound to such values (unless also bound to something visibly not an array). Nested
 functions see their enclosing function's arrays.
 
-A module in NumPy mode (it imports ``mxnet.numpy``/``numpy_extension`` or calls ``set_np``) is left
-alone: its arrays have NumPy's semantics, which ``jax.Array`` already has. Where a ``reshape`` with
+In a module in NumPy mode (it imports ``mxnet.numpy``/``numpy_extension`` or calls ``set_np``) the arrays
+a Block receives have NumPy's semantics, which ``jax.Array`` already has: there only the results of
+``mx.nd.*`` calls (and of ``x.as_nd_ndarray()``) count as MXNet arrays. Where a ``reshape`` with
 MXNet's special codes or a ``transpose(axes=...)`` is called on a value the porter cannot tell is an
 MXNet array, it is reported with the file's line and the fix.
 
@@ -168,6 +169,10 @@ class ArraysRule(Rule):
             func = node.func
             if self._is_nd_call(func, scope):
                 return True
+            if isinstance(func, cst.Attribute) and func.attr.value == "as_nd_ndarray":
+                return True
+            if self._np_mode:
+                return False  # NumPy mode: a Block's arguments and what they give are NumPy arrays
             if isinstance(func, cst.Attribute):
                 if func.attr.value in _ARRAY_RESULT and self._is_array(func.value, scope):
                     return True
@@ -249,15 +254,19 @@ class ArraysRule(Rule):
         positional = node.params.params
         params: set[str] = set()
         f_name = outer.f_name if outer.f_name not in every else None
-        if in_class and name == "hybrid_forward" and len(positional) >= 2:
+        if self._np_mode:
+            pass  # F and a Block's arguments hold NumPy arrays here
+        elif in_class and name == "hybrid_forward" and len(positional) >= 2:
             f_name = positional[1].name.value
             params = {p.name.value for p in named[2:] if not _literal_default(p)}
         elif in_class and name == "forward" and positional:
             params = {p.name.value for p in named[1:] if not _literal_default(p)}
         elif "F" in every:  # a helper taking the operator namespace, as hybrid_forward passes it on
             f_name = "F"
-        if in_class and name in ("hybrid_forward", "forward") and isinstance(node.params.star_arg, cst.Param):
-            params.add(node.params.star_arg.name.value)
+        star = node.params.star_arg
+        if in_class and name in ("hybrid_forward", "forward") and isinstance(star, cst.Param) and \
+                not self._np_mode:
+            params.add(star.name.value)
         self._scopes.append(self._scope_for(node.body, outer.arrays, params, f_name, every))
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
@@ -267,14 +276,15 @@ class ArraysRule(Rule):
     # ---------------------------------------------------------------- rewrites
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = updated.func
-        if self._np_mode or not isinstance(func, cst.Attribute) or self.is_module_ref(func.value):
+        if not isinstance(func, cst.Attribute) or self.is_module_ref(func.value):
             return updated
         method = func.attr.value
         if method not in ROUTED or not self._scopes:
             return updated
         scope = self._scopes[-1]
         if not self._is_array(func.value, scope):
-            self._report_undecided(original, method)
+            if not self._np_mode:
+                self._report_undecided(original, method)
             return updated
         if any(a.star for a in updated.args):
             return updated
