@@ -85,20 +85,15 @@ def thaw(d: Hashable) -> Any:
 
 
 # ------------------------------------------------------------------------------------------ caches
-def _cache(owner: Any) -> dict:
-    if owner is None:
-        return _shared
-    cache = owner.__dict__.get("_compiled")
-    if cache is None:
-        cache = {}
-        owner.__dict__["_compiled"] = cache
-        _owners.add(owner)
-    return cache
-
-
 def _lookup(desc: Hashable, owner: Any, make: Callable[[], Callable]) -> Callable:
     with _lock:
-        cache = _cache(owner)
+        if owner is None:
+            cache = _shared
+        else:
+            cache = owner.__dict__.get("_compiled")
+            if cache is None:
+                cache = owner.__dict__["_compiled"] = {}
+                _owners.add(owner)
         fn = cache.get(desc)
         if fn is None:
             fn = cache[desc] = make()

@@ -223,7 +223,7 @@ def assert_almost_equal_with_err(
     mismatches: tuple[int, int] = (10, 10),
 ) -> None:
     """Like ``assert_almost_equal``, but a fraction ``etol`` of the elements may differ."""
-    from .test_utils import assert_almost_equal, get_tols
+    from ._tolerance import assert_almost_equal, get_tols
 
     etol = get_etol(etol)
     if etol <= 0:
@@ -247,7 +247,7 @@ def assert_almost_equal_ignore_nan(
     a: Any, b: Any, rtol: Any = None, atol: Any = None, names: tuple[str, str] = ("a", "b")
 ) -> None:
     """``assert_almost_equal`` where a NaN on either side counts as equal."""
-    from .test_utils import assert_almost_equal
+    from ._tolerance import assert_almost_equal
 
     a, b = onp.copy(_np(a)), onp.copy(_np(b))
     mask = onp.logical_or(onp.isnan(a), onp.isnan(b))
@@ -380,7 +380,7 @@ def verify_generator(
 
 def compare_ndarray_tuple(t1: Any, t2: Any, rtol: Any = None, atol: Any = None) -> None:
     """``assert_almost_equal`` over nested tuples (None on either side: nothing to compare)."""
-    from .test_utils import assert_almost_equal
+    from ._tolerance import assert_almost_equal
 
     if t1 is None or t2 is None:
         return
@@ -514,7 +514,7 @@ def check_consistency(
     (``{'ctx': device, '<name>': shape, 'type_dict': {'<name>': dtype}}``) with the same random inputs,
     and compare outputs and gradients (of ``sum(out * head)``) with the most precise entry. Returns the
     ``(outputs, gradients)`` of each entry."""
-    from .test_utils import assert_almost_equal, default_atols, default_rtols
+    from ._tolerance import assert_almost_equal, default_atols, default_rtols
 
     if aux_params is not None:
         raise ValueError("check_consistency: aux_params belong to MXNet symbols; close over them in fn")
@@ -584,7 +584,7 @@ def check_gluon_hybridize_consistency(
     """The same outputs (and input gradients) from a HybridBlock before and after ``hybridize()``, with
     the same parameters; optionally against ``numpy_func``. The block must be deterministic."""
     from . import autograd
-    from .test_utils import assert_almost_equal
+    from ._tolerance import assert_almost_equal
 
     saved, params = None, None
     for hybridize in (False, True):
@@ -638,7 +638,7 @@ def compare_optimizer(
 ) -> None:
     """One update of the same random weight and gradient by two optimizers gives the same weights (and
     states)."""
-    from .test_utils import assert_almost_equal
+    from ._tolerance import assert_almost_equal
 
     if w_stype != "default" or g_stype != "default":
         raise ValueError("compare_optimizer: only dense ('default') storage exists here")

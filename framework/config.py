@@ -94,6 +94,11 @@ SWITCHES: dict[str, Switch] = {s.name: s for s in (
            "the user cache: datasets under home/datasets"),
     Switch("mxnet_home", "MXNET_HOME", _path, None, False, "a directory",
            "MXNet's own variable: pretrained model files are looked for in MXNET_HOME/models"),
+    Switch("offline", "FRAMEWORK_OFFLINE", _flag, False, False, "1/0 (true/false, on/off, yes/no)",
+           "data sets never download (the not-found error comes at once; the tests run this way)"),
+    Switch("gluon_repo", "MXNET_GLUON_REPO", _text, "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/",
+           False, "a URL", "MXNet's own variable: the repository data sets are downloaded from first "
+           "(<repo>/gluon/dataset/<name>/<file>); default MXNet's"),
     Switch("coordinator", "FRAMEWORK_COORDINATOR", _text, None, False, "host:port",
            "process 0's coordinator address for a multi-process run (parallel.initialize, "
            "python -m train)"),

@@ -137,7 +137,7 @@ def test_small_helpers(tmp_path):
     dummy = tu.DummyIter(it)
     assert next(dummy) is next(dummy)
     assert isinstance(tu.array([1, 2]), jax.Array) and list(tu.list_gpus()) == []
-    with pytest.raises(ValueError, match="expecting a gpu device"):
+    with pytest.raises(ValueError, match="Expecting a gpu context"):
         tu.get_cuda_compute_capability(mx.cpu())
 
 

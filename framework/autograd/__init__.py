@@ -23,7 +23,7 @@ from typing import Any
 
 import jax
 
-from . import tape
+from . import mode, tape
 from .function import Function, mark_variables
 from .mode import is_recording, is_training, set_recording, set_training
 from .tape import GraphError, Recorded
@@ -46,15 +46,10 @@ class _Scope:
         self.recording, self.training = recording, training
 
     def __enter__(self) -> None:
-        self.prev = (None if self.recording is None else set_recording(self.recording),
-                     None if self.training is None else set_training(self.training))
+        self.prev = mode.swap(self.recording, self.training)
 
     def __exit__(self, *exc: Any) -> None:
-        prev_r, prev_t = self.prev
-        if self.recording is not None:
-            set_recording(prev_r)
-        if self.training is not None:
-            set_training(prev_t)
+        mode.swap(*self.prev)
 
 
 def record(train_mode: bool = True) -> contextlib.AbstractContextManager[None]:

@@ -190,14 +190,34 @@ class Value:
         self._sum: Any = None  # the sum a backward of this value computed, if any
 
 
+_DYNAMIC = (Value, jax.Array, onp.ndarray)
+_FLAT = (Value, jax.Array, onp.ndarray, int, float)  # leaves of a call's arguments as they stand
+_INTERN: dict[OpDesc, OpDesc] = {}  # one object per description: later comparisons are identities
+_compile.on_clear(_INTERN.clear)
+
+
+@functools.lru_cache(maxsize=16)
+def _flat_treedef(n: int) -> Any:
+    return jax.tree_util.tree_structure(((0,) * n, {}))
+
+
 def op_desc(fn: Callable, args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[OpDesc, tuple]:
     """(description, dynamic leaves) of ``fn(*args, **kwargs)``: arrays and Values are dynamic."""
-    leaves, treedef = jax.tree_util.tree_flatten((tuple(args), kwargs),
-                                                 is_leaf=lambda x: isinstance(x, Value))
-    is_dyn = tuple(isinstance(x, (Value, jax.Array, onp.ndarray)) for x in leaves)
+    if not kwargs and all(isinstance(x, _FLAT) for x in args):  # the usual call: no walk
+        leaves, treedef = args, _flat_treedef(len(args))
+    else:
+        leaves, treedef = jax.tree_util.tree_flatten((tuple(args), kwargs),
+                                                     is_leaf=lambda x: isinstance(x, Value))
+    is_dyn = tuple(isinstance(x, _DYNAMIC) for x in leaves)
     dyn = tuple(x for x, d in zip(leaves, is_dyn, strict=True) if d)
     statics = tuple(_compile.static(x) for x, d in zip(leaves, is_dyn, strict=True) if not d)
-    return OpDesc(fn, treedef, statics, is_dyn), dyn
+    desc = OpDesc(fn, treedef, statics, is_dyn)
+    known = _INTERN.get(desc)
+    if known is None:
+        if len(_INTERN) > 8192:
+            _INTERN.clear()
+        known = _INTERN.setdefault(desc, desc)
+    return known, dyn
 
 
 def node_function(desc: Any) -> Callable[[Sequence[Any], Sequence[Any]], Any]:
@@ -286,7 +306,8 @@ def device_of(x: Any) -> jax.Device | None:
 class Plan:
     """The graph reaching ``heads``: ``key`` describes it (a :class:`PlanKey`); ``pvals``/``consts``
     are the arrays it reads (``params`` names the differentiable (leaf, device) pairs, in ``pvals``
-    order). ``cut_known``: a value already known is a constant (the graph is cut there). ``wrt``: ids of
+    order; ``arrays`` is ``(pvals, consts)`` as its program takes them). ``cut_known``: a value already
+    known is a constant (the graph is cut there). ``wrt``: ids of
     leaves differentiated whatever their ``grad_req``."""
 
     def __init__(self, heads: Sequence[Value], *, cut_known: bool = False,
@@ -331,6 +352,8 @@ class Plan:
         self.heads = tuple(NodeOut(index[id(h._node)], h._index) for h in heads)
         self.key = PlanKey(tuple(steps), self.heads)
         self.known_values: list[list[Any]] | None = None
+        # (pvals, consts) to call the plan's program with (consts end with the packed key counts)
+        self.arrays = (self.pvals, [*self.consts, onp.asarray(self.counts, onp.uint32)])
 
     def capture_known(self) -> None:
         """Keep each node's output values already computed (``known_values``): a node-by-node run
@@ -346,10 +369,6 @@ class Plan:
             i = self._cindex[id(x)] = len(self.consts)
             self.consts.append(x)
         return ConstIn(i)
-
-    def arrays(self) -> tuple[list, list]:
-        """(pvals, consts) to call the plan's program with (consts end with the packed counts)."""
-        return self.pvals, [*self.consts, onp.asarray(self.counts, onp.uint32)]
 
     def _param_ref(self, leaf: Any, device: Any, value: Any) -> ParamIn | ConstIn:
         if leaf is None or (leaf.grad_req == "null" and id(leaf) not in self._wrt):
@@ -399,7 +418,7 @@ def _first_refs(n: int) -> tuple:
 
 def replay(steps: tuple) -> Callable[[Sequence[Any], Sequence[Any]], tuple[list, list]]:
     """The pure replay of a plan's steps: (pvals, consts) -> (each node's outputs, states); the last
-    const is the vector of key counts (:meth:`Plan.arrays`)."""
+    const is the vector of key counts (:attr:`Plan.arrays`)."""
     fns = [None if type(step) is LeafStep else node_function(step.desc) for step in steps]
 
     def run(pvals: Sequence[Any], consts: Sequence[Any]) -> tuple[list, list]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["is_recording", "is_training", "set_recording", "set_training"]
+__all__ = ["is_recording", "is_training", "set_recording", "set_training", "swap"]
 
 _local = threading.local()
 
@@ -39,4 +39,15 @@ def set_training(flag: bool) -> bool:
     """Set the training flag; returns the previous one."""
     prev = is_training()
     _local.training = bool(flag)
+    return prev
+
+
+def swap(recording: bool | None, training: bool | None) -> tuple[bool, bool]:
+    """Set both flags (None: leave one as it is); returns the previous ``(recording, training)``."""
+    local = _local
+    prev = (getattr(local, "recording", False), getattr(local, "training", False))
+    if recording is not None:
+        local.recording = recording
+    if training is not None:
+        local.training = training
     return prev

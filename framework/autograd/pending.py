@@ -140,12 +140,13 @@ class Pending:
     ``write_grads``: False for ``autograd.grad``, which returns the gradients instead of writing them.
     """
 
-    __slots__ = ("plan", "use_hg", "hg_args", "want", "whole", "computed", "grads", "_slots", "_lock",
-                 "on_late_grads", "__weakref__")
+    __slots__ = ("plan", "use_hg", "hg_args", "want", "arguments", "whole", "computed", "grads", "_slots",
+                 "_lock", "on_late_grads", "__weakref__")
 
     def __init__(self, plan: Plan, use_hg: tuple[bool, ...], hg_args: list, *, whole: bool) -> None:
         self.plan, self.use_hg, self.hg_args, self.whole = plan, use_hg, hg_args, whole
         self.want = wanted(plan)
+        self.arguments = (*plan.arrays, hg_args)  # of its whole-graph program
         self.computed: Result | None = None
         self.grads: list | None = None  # the gradients (None for one a fused step did not return)
         self._slots: list[tuple[str, Any, Any, Deferred]] = []  # (kind, target, device, deferred)
@@ -180,15 +181,6 @@ class Pending:
             if r is not None and r.aval.dtype == jnp.float32:  # head.sum() is the backward's total
                 r._sum = Deferred(self, TOTAL, 0)
 
-    @property
-    def ready(self) -> bool:
-        """Not run yet (a fused step may take it over)."""
-        return self.computed is None
-
-    def arguments(self) -> tuple:
-        """The arguments of its whole-graph program: (pvals, consts, head grads)."""
-        return (*self.plan.arrays(), self.hg_args)
-
     # ------------------------------------------------------------------ running
     def result(self, kind: str, index: int) -> jax.Array:
         """One result, running the backward (once) if needed."""
@@ -199,7 +191,7 @@ class Pending:
                 if self.grads[index] is None:  # after a fused step that did not return it
                     key, use_hg = self.plan.key, self.use_hg
                     late = _compile.jit(("gradients", use_hg, key),  # the backward alone, values aside
-                                        lambda: backward_function(key, use_hg, ()))(*self.arguments())[2]
+                                        lambda: backward_function(key, use_hg, ()))(*self.arguments)[2]
                     self.grads = [g if g is not None else h for g, h in zip(self.grads, late, strict=True)]
                     if self.on_late_grads is not None:
                         self.on_late_grads()
@@ -221,7 +213,7 @@ class Pending:
         plan = self.plan
         if self.whole:
             values, states, grads, total = backward_program(plan.key, self.use_hg, self.want)(
-                *self.arguments())
+                *self.arguments)
             return Result(values, self._flat_states(states), grads, total)
         outs, states = walk.forward(plan)
         grads = walk.backward(plan, outs, [g if u else None for g, u in zip(self.hg_args, self.use_hg,

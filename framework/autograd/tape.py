@@ -79,24 +79,22 @@ class Recorded(Value, ArrayOps):
 
     @property
     def device(self) -> jax.Device:
-        return self._devices()[0]
-
-    def devices(self) -> set[jax.Device]:
-        return set(self._devices())
-
-    def _devices(self) -> list[jax.Device]:
+        """The device it is computed on: its node's, else the first input's found going back."""
         node = self._node
         while True:
             if node.device is not None:
-                return [node.device]
+                return node.device
             for x in node.inputs:
                 if isinstance(x, Value):
                     node = x._node
                     break
                 if isinstance(x, jax.Array) and len(x.devices()) == 1:
-                    return list(x.devices())
+                    return next(iter(x.devices()))
             else:
-                return list(self.value.devices())
+                return next(iter(self.value.devices()))
+
+    def devices(self) -> set[jax.Device]:
+        return {self.device}
 
     context = ctx = device
 

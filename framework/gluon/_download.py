@@ -46,13 +46,14 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
+from .. import config
 from ..base import FrameworkError
 
 __all__ = ["download", "DownloadError", "check_sha1", "fetch_url", "gluon_repo_url", "repo_file_url",
            "downloads_allowed", "DEFAULT_REPO"]
 
 #: MXNet's default repository of data sets and models (what ``MXNET_GLUON_REPO`` overrides).
-DEFAULT_REPO = "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/"
+DEFAULT_REPO = config.SWITCHES["gluon_repo"].default
 #: Seconds without a byte from the server before an attempt fails (tests make it short).
 TIMEOUT = 30.0
 #: The pause before the second attempt; it doubles for each further one, up to ``MAX_PAUSE``.
@@ -85,13 +86,13 @@ class _Attempt(Exception):
 
 
 def gluon_repo_url() -> str:
-    """The base URL of MXNet's repository layout: ``$MXNET_GLUON_REPO`` or MXNet's default, with a
-    trailing slash (the one place this variable is read).
+    """The base URL of MXNet's repository layout: ``$MXNET_GLUON_REPO`` (read by
+    :mod:`framework.config`) or MXNet's default, with a trailing slash.
 
-    >>> gluon_repo_url() == (os.environ.get("MXNET_GLUON_REPO") or DEFAULT_REPO).rstrip("/") + "/"
+    >>> gluon_repo_url() == (config.get("gluon_repo").rstrip("/") + "/")
     True
     """
-    url = os.environ.get("MXNET_GLUON_REPO") or DEFAULT_REPO
+    url = config.get("gluon_repo")
     return url if url.endswith("/") else url + "/"
 
 
@@ -101,9 +102,9 @@ def repo_file_url(namespace: str, filename: str) -> str:
 
 
 def downloads_allowed() -> bool:
-    """False when ``FRAMEWORK_OFFLINE`` is set to anything but ``0``/empty: data sets then never try
-    the network (an air-gapped machine gets the not-found error at once)."""
-    return os.environ.get("FRAMEWORK_OFFLINE", "").strip() in ("", "0")
+    """False when ``FRAMEWORK_OFFLINE=1``: data sets then never try the network (an air-gapped
+    machine gets the not-found error at once)."""
+    return not config.get("offline")
 
 
 def check_sha1(filename: str | os.PathLike, sha1_hash: str) -> bool:

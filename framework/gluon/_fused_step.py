@@ -78,7 +78,7 @@ def _eligible(trainer: Any) -> _Found | None:
             return None
         if sources is None:
             device, sources = dev, slot.sources()
-            if not all(type(s) is Pending and s.ready and s.whole for s in sources):
+            if not all(type(s) is Pending and s.computed is None and s.whole for s in sources):
                 return None
             picks = [[] for _ in sources]
         elif dev != device or (slot.source is not sources[-1]) or (
@@ -142,7 +142,7 @@ def fused_step(trainer: Any, lr: Any, rescale: Any) -> bool:
     program = _compile.jit(desc, lambda: _program(trainer, sources, picks, recorded, returns_grads),
                            owner=trainer)
     results, new, trainer._states[dev], skipped, grads = program(
-        [s.arguments() for s in sources], found.values, trainer._states[dev], lr, rescale, skipped)
+        [s.arguments for s in sources], found.values, trainer._states[dev], lr, rescale, skipped)
     if skipped is not None:
         trainer._skipped[dev] = skipped
     for source, (outs, states, other_grads, total) in zip(sources, results, strict=True):

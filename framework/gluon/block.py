@@ -60,10 +60,6 @@ def _bump() -> None:
     _epoch[0] = next(_STRUCTURE_EPOCH)
 
 
-def _inferring() -> bool:
-    return getattr(_infer, "active", False)
-
-
 _MXNET_OPTIMIZE_OPTIONS = ("partition_if_dynamic", "static_alloc", "static_shape", "inline_limit",
                            "forward_bulk_size", "backward_bulk_size")
 
@@ -394,7 +390,7 @@ class Block(StrictKwargs):
         bound = _binding.current()
         if bound is not None and bound.values is not None:  # inside a pure call
             return self._invoke_forward(*args)
-        if _inferring():
+        if getattr(_infer, "active", False):  # inside the abstract evaluation of a hybridized tree
             self._infer_own(args)
             with _binding.Binding(device=None):
                 return self._invoke_forward(*args)

@@ -12,7 +12,7 @@ framework's own reduction: sums on one host, and across ``jax.distributed`` proc
 from __future__ import annotations
 
 from . import base, kvstore
-from .base import KVStoreBase, create
-from .kvstore import KVStore
+from .base import KVStoreBase
+from .kvstore import KVStore, create
 
 __all__ = ["KVStore", "KVStoreBase", "create", "base", "kvstore"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["KVStoreBase", "create"]
+__all__ = ["KVStoreBase"]
 
 _LOCAL = ("local", "device", "local_update_cpu", "local_allreduce_cpu", "local_allreduce_device", "nccl")
 _DIST = ("dist_sync", "dist_device_sync", "dist_sync_device", "dist")
@@ -66,24 +66,3 @@ class KVStoreBase:
             raise TypeError(f"register: {klass!r} is not a KVStoreBase subclass")
         KVStoreBase.kv_registry[klass.__name__.lower()] = klass
         return klass
-
-
-def create(name: str = "local") -> Any:
-    """A store by name: ``'local'``/``'device'`` (and MXNet's other single-host names) sum on one
-    host, ``'dist_sync'``/``'dist_device_sync'`` also sum across the processes of ``jax.distributed``;
-    a registered :class:`KVStoreBase` subclass by its lower-case name."""
-    if not isinstance(name, str):
-        raise TypeError(f"kv.create: name must be a string such as 'local', got {type(name).__name__}")
-    key = name.lower()
-    if key in KVStoreBase.kv_registry:
-        return KVStoreBase.kv_registry[key]()
-    if key in _REFUSED:
-        raise ValueError(f"kv.create({name!r}): not supported: {_REFUSED[key]}")
-    from .kvstore import KVStore
-
-    if key in _LOCAL or key in _DIST:
-        return KVStore(key)
-    raise ValueError(
-        f"kv.create({name!r}): unknown kvstore type; expected one of {_LOCAL + _DIST} or a "
-        f"registered name {sorted(KVStoreBase.kv_registry)}"
-    )

@@ -26,9 +26,9 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
-from .base import _DIST, KVStoreBase
+from .base import _DIST, _LOCAL, _REFUSED, KVStoreBase
 
-__all__ = ["KVStore"]
+__all__ = ["KVStore", "create"]
 
 
 def _keys_values(key: Any, value: Any, what: str) -> list[tuple[Any, Any]]:
@@ -258,3 +258,22 @@ class KVStore(KVStoreBase):
     def keys(self) -> Sequence[Any]:
         """The initialised keys."""
         return list(self._store)
+
+
+def create(name: str = "local") -> Any:
+    """A store by name: ``'local'``/``'device'`` (and MXNet's other single-host names) sum on one
+    host, ``'dist_sync'``/``'dist_device_sync'`` also sum across the processes of ``jax.distributed``;
+    a registered :class:`KVStoreBase` subclass by its lower-case name."""
+    if not isinstance(name, str):
+        raise TypeError(f"kv.create: name must be a string such as 'local', got {type(name).__name__}")
+    key = name.lower()
+    if key in KVStoreBase.kv_registry:
+        return KVStoreBase.kv_registry[key]()
+    if key in _REFUSED:
+        raise ValueError(f"kv.create({name!r}): not supported: {_REFUSED[key]}")
+    if key in _LOCAL or key in _DIST:
+        return KVStore(key)
+    raise ValueError(
+        f"kv.create({name!r}): unknown kvstore type; expected one of {_LOCAL + _DIST} or a "
+        f"registered name {sorted(KVStoreBase.kv_registry)}"
+    )

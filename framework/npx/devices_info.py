@@ -36,6 +36,6 @@ def get_cuda_compute_capability(ctx: Any) -> int:
     dev = ctx if isinstance(ctx, jax.Device) else _gpu(getattr(ctx, "device_id", 0))
     cc = getattr(dev, "compute_capability", None)
     if dev.platform not in ("gpu", "cuda") or cc is None:
-        raise ValueError(f"get_cuda_compute_capability: {dev} is not a CUDA GPU")
+        raise ValueError(f"Expecting a gpu context to get cuda compute capability, while context is {dev}")
     major, minor = (int(v) for v in str(cc).split(".")[:2])
     return major * 10 + minor

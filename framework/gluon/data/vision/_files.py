@@ -7,8 +7,8 @@ Files are checked before use: IDX headers (magic, rank, dimensions, exact size),
 the decompressed content; a bad file raises :class:`DataFileError` naming it. Decoded arrays are kept
 per process, so a second ``FashionMNIST()`` costs nothing.
 
->>> framework_home().name
-'.framework'
+>>> cache_dir("mnist").relative_to(framework_home()).as_posix()
+'datasets/mnist'
 """
 
 from __future__ import annotations
