@@ -4,8 +4,10 @@ of the ``nd`` operator that the method stood for, so they mean what they meant i
 ``x.expand_dims(1)`` -> ``F.expand_dims(x, 1)``, ``x.reshape((0, -1, C))`` -> ``F.reshape(x, (0, -1,
 C))`` (MXNet's special codes 0/-1/-2/-3/-4), ``x.reshape(0, -1)`` -> ``F.reshape(x, (0, -1))``,
 ``x.transpose(axes=(0, 2, 1))``, ``x.flatten()`` (keeps the first axis), ``x.sum()`` (shape ``(1,)``),
-``x.argmax(1)`` (float indices), ``x.slice_axis(...)``, ``x.topk(...)``, ... Inside ``hybrid_forward(self,
-F, ...)`` the namespace is ``F`` (framework.nd there); elsewhere it is the module's ``nd``.
+``x.argmax(1)`` (float indices), ``x.slice_axis(...)``, ``x.topk(...)``, ...; a read with no slice in its
+index, ``x[0, j]`` -> ``npx.nd_getitem(x, (0, j))`` (shape ``(1,)`` where JAX's is 0-d). Inside
+``hybrid_forward(self, F, ...)`` the namespace is ``F`` (framework.nd there); elsewhere it is the
+module's ``nd``.
 
 Which values are MXNet arrays, per function and without data flow beyond names: the arguments of a
 class's ``hybrid_forward`` (after ``F``) and ``forward`` (those without a literal non-None default);
@@ -38,6 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import libcst as cst
+from libcst.metadata import ExpressionContext, ExpressionContextProvider
 
 from .._analysis import dotted
 from ._base import Rule, unparen
@@ -130,6 +133,8 @@ class _Bindings(cst.CSTVisitor):
 
 
 class ArraysRule(Rule):
+    METADATA_DEPENDENCIES = (*Rule.METADATA_DEPENDENCIES, ExpressionContextProvider)
+
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         aliases = ctx.info.aliases.values()
@@ -304,6 +309,30 @@ class ArraysRule(Rule):
         new = cst.Call(func=cst.Attribute(value=ns, attr=cst.Name(_RENAME.get(method, method))),
                        args=[first, *args], lpar=updated.lpar, rpar=updated.rpar)
         self.count("array_method")
+        self._made.add(id(new))
+        return new
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        """A read of an NDArray with no slice among its index parts -> ``npx.nd_getitem(x, index)``: an
+        NDArray has at least one axis, so ``x[0, j]`` of a matrix has shape ``(1,)`` (JAX's is 0-d)."""
+        if self._np_mode or not self._scopes or any(isinstance(el.slice, cst.Slice) for el in updated.slice):
+            return updated
+        try:
+            if self.get_metadata(ExpressionContextProvider, original) != ExpressionContext.LOAD:
+                return updated
+        except KeyError:
+            return updated
+        scope = self._scopes[-1]
+        if not (self._is_array(updated.value, scope) or self._is_array(original.value, scope)):
+            return updated
+        from .setitem import _index_expr
+
+        index = _index_expr(updated)
+        if index is None:
+            return updated
+        self.count("nd_getitem")
+        new = self.call("npx", "nd_getitem", updated.value, index).with_changes(lpar=updated.lpar,
+                                                                               rpar=updated.rpar)
         self._made.add(id(new))
         return new
 
