@@ -6,7 +6,9 @@ three. :func:`normalize_index` turns such index parts into integer arrays and le
 (ints, slices, ``None``, ``...``, boolean and integer arrays) as it is. :func:`getitem` is
 ``x[index]`` with that index for the framework's arrays (``jax.Array``, recorded values, Variables)
 and plain ``x[index]`` for anything else; the porter writes ``npx.getitem(x, i)`` for a read whose index
-may need it.
+may need it. :func:`nd_getitem` is MXNet 1.x's ``NDArray.__getitem__``: the same, except that a read which
+would give a 0-d array gives shape ``(1,)`` (an NDArray has at least one axis: ``x[0, 1]`` of a matrix is
+``[x01]``); the porter writes it for reads of values that are NDArrays by construction.
 
 >>> from framework import np, npx
 >>> x = np.arange(10)
@@ -17,6 +19,8 @@ may need it.
 [0.30000001192092896, 0.5]
 >>> npx.getitem({"a": 1}, "a")
 1
+>>> npx.nd_getitem(y, (1, 2)).shape, npx.nd_getitem(y, 1).shape
+((1,), (3,))
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import numpy as onp
 
 from ..autograd import tape
 
-__all__ = ["getitem", "normalize_index", "is_framework_array"]
+__all__ = ["getitem", "nd_getitem", "normalize_index", "is_framework_array"]
 
 _NUMBERS = (int, float, bool, onp.number, onp.bool_)
 
@@ -67,3 +71,11 @@ def getitem(x: Any, index: Any) -> Any:
     if is_framework_array(x):
         return x[normalize_index(index)]
     return x[index]
+
+
+def nd_getitem(x: Any, index: Any) -> Any:
+    """MXNet 1.x's ``NDArray`` read: :func:`getitem`, with a 0-d result given shape ``(1,)``."""
+    out = getitem(x, index)
+    if is_framework_array(x) and getattr(out, "ndim", None) == 0:
+        return out.reshape((1,))
+    return out

@@ -14,7 +14,7 @@ import jax
 
 from .. import _refusals
 from ..device import Context, cpu, cpu_pinned, current_context, current_device, device_scope, gpu, num_gpus
-from ..np._indexing import getitem
+from ..np._indexing import getitem, nd_getitem
 from ..np._scalars import to_float, to_int
 from ..np.dispatch import recordable
 from ..serialization import load, save, savez
@@ -45,7 +45,8 @@ __all__ = [
     "gpu_memory_info", "get_cuda_compute_capability", "image",
     "random", "save", "load", "savez",
     "asnumpy", "asscalar", "item", "wait_to_read", "copyto", "copy_into", "as_in_context", "context_of",
-    "device_type", "device_id", "setitem", "getitem", "to_float", "to_int", "attach_grad_attributes",
+    "device_type", "device_id", "setitem", "getitem", "nd_getitem", "to_float", "to_int",
+    "attach_grad_attributes",
     "NDArray", "from_numpy", "from_dlpack", "to_dlpack_for_read", "utils",
     *_ops_all,
 ]

@@ -71,6 +71,7 @@ class ModuleInfo:
     containers: set[str] = field(default_factory=set)
     foreign: set[str] = field(default_factory=set)  # values made by another library (numpy, ...)
     assigned_attrs: set[str] = field(default_factory=set)  # "args.ctx": attributes code assigns to
+    array_attrs: set[str] = field(default_factory=set)  # "self.mean": attributes assigned MXNet arrays only
 
     def resolve(self, node: cst.BaseExpression) -> str | None:
         """The module path a dotted expression stands for: ``mx.nd.NDArray`` -> ``framework.nd.NDArray``."""
@@ -109,6 +110,7 @@ class _Collector(cst.CSTVisitor):
     def __init__(self, info: ModuleInfo) -> None:
         self.info = info
         self.kinds: dict[str, set[str]] = {}
+        self.attr_kinds: dict[str, set[str]] = {}
 
     # ---------------------------------------------------------------- imports
     def visit_Import(self, node: cst.Import) -> None:
@@ -168,6 +170,7 @@ class _Collector(cst.CSTVisitor):
                 name = dotted(t.target)
                 if name:
                     self.info.assigned_attrs.add(name)
+                    self.attr_kinds.setdefault(name, set()).add(kind or "unknown")
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -186,4 +189,7 @@ def analyse(module: cst.Module) -> ModuleInfo:
         kind = next(iter(kinds))
         {"array": info.arrays, "device": info.devices, "container": info.containers,
          "other": info.foreign}[kind].add(name)
+    for name, kinds in collector.attr_kinds.items():
+        if "array" in kinds and kinds <= {"array", "unknown"}:  # never visibly anything but an array
+            info.array_attrs.add(name)
     return info

@@ -71,10 +71,9 @@ def _is_preamble(stmt: cst.BaseStatement, first: bool) -> bool:
 def _add_imports(module: cst.Module, names: set[str]) -> cst.Module:
     line = cst.parse_statement(f"from framework import {', '.join(sorted(names))}\n")
     body = list(module.body)
-    at = None
-    for i, stmt in enumerate(body):
-        if _is_framework_import(stmt):
-            at = i + 1
+    # right after the module's first framework import, so that every use below it sees the names (a
+    # later import may sit past code that needs them, or in a part of the module that fails first)
+    at = next((i + 1 for i, stmt in enumerate(body) if _is_framework_import(stmt)), None)
     if at is None:
         at = 0
         while at < len(body) and _is_preamble(body[at], at == 0):

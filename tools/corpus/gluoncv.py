@@ -18,7 +18,12 @@ A model matches when it has the same number of outputs, of the same shapes, and 
 difference over every output is at most ``--tol`` (1e-4) of that output's largest magnitude. The table
 (model, reference, built, forward, match, max relative error, error) goes to stdout and
 ``<work>/gluoncv_table.md``; the last line is the summary. Runs resume: models already in a phase's log
-are skipped (``--fresh`` starts over). A model that crashes its process is recorded and the run goes on.
+are skipped (``--fresh`` starts over;
+``--retry`` runs our side again for the models that did not match).
+``--chunk N`` runs both sides N models at a time, and ``--prune`` then deletes the parameters and outputs of
+each model once it is decided (matched, or failed under MXNet), keeping the verdict in
+``<out>/compare.jsonl``: the whole zoo's parameters take tens of gigabytes. A model that crashes its
+process is recorded and the run goes on.
 
 GluonCV imports tqdm, portalocker, Pillow and scipy; give MXNet's interpreter and ours a directory with
 them through ``--mxnet-path`` / ``--our-path`` (e.g. ``/tmp/mx/bin/python -m pip install --target
@@ -124,6 +129,51 @@ def compare(name: str, out: Path, n_ref: int, n_ours: int, tol: float) -> tuple[
     return worst <= tol, worst, ""
 
 
+def forget_failures(out: Path, verdicts: dict[str, dict]) -> None:
+    """Drop our side's entries for the models that did not match, so that they run again."""
+    jsonl = out / "ours.jsonl"
+    ref = {e["model"]: e for e in read_jsonl(out / "reference.jsonl") if "model" in e}
+    keep = []
+    for e in read_jsonl(jsonl):
+        name = e.get("model", e.get("start"))
+        if name in verdicts or not ref.get(name, {}).get("forward"):
+            keep.append(e)
+        elif e.get("forward") and (out / f"{name}.ours.out0.npy").exists():
+            r = ref[name]
+            if compare(name, out, r.get("outputs", 0), e.get("outputs", 0), 1e-4)[0]:
+                keep.append(e)
+    tmp = jsonl.with_suffix(".tmp")
+    tmp.write_text("".join(json.dumps(e) + "\n" for e in keep))
+    tmp.replace(jsonl)
+
+
+def prune(out: Path, models: list[str], tol: float, verdicts: dict[str, dict]) -> None:
+    """Record the verdict of each decided model in compare.jsonl and delete its large files."""
+    ref = {e["model"]: e for e in read_jsonl(out / "reference.jsonl") if "model" in e}
+    ours = {e["model"]: e for e in read_jsonl(out / "ours.jsonl") if "model" in e}
+    for m in models:
+        r, o = ref.get(m), ours.get(m)
+        if r is None or m in verdicts:
+            continue
+        if r.get("forward") and o and o.get("forward"):
+            match, err, why = compare(m, out, r.get("outputs", 0), o.get("outputs", 0), tol)
+        elif not r.get("forward"):
+            match, err, why = False, float("nan"), ""
+        else:
+            continue  # our side failed: keep the files so that --retry can run it again
+        if r.get("forward") and not match:
+            continue
+        rec = {"model": m, "match": match, "err": err, "why": why}
+        with open(out / "compare.jsonl", "a") as fh:
+            fh.write(json.dumps(rec) + "\n")
+        verdicts[m] = rec
+        n_out = max(r.get("outputs", 0), (o or {}).get("outputs", 0))
+        files = [f"{m}.params", f"{m}.input.npy"]
+        files += [f"{m}.{side}.out{i}.npy" for side in ("reference", "ours") for i in range(n_out)]
+        for f in files:
+            (out / f).unlink(missing_ok=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("models", nargs="*")
@@ -140,6 +190,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tol", type=float, default=1e-4)
     ap.add_argument("--phase", choices=("all", "reference", "ours", "compare"), default="all")
     ap.add_argument("--fresh", action="store_true", help="forget earlier results in --work")
+    ap.add_argument("--retry", action="store_true", help="run our side again where it did not match")
+    ap.add_argument("--chunk", type=int, default=0, help="run both sides this many models at a time")
+    ap.add_argument("--prune", action="store_true",
+                    help="delete a decided model's parameters and outputs (verdict kept in compare.jsonl)")
     args = ap.parse_args(argv)
 
     work: Path = args.work
@@ -163,18 +217,24 @@ def main(argv: list[str] | None = None) -> int:
 
     common = ["--src", str(src), "--out", str(out), "--timeout", str(args.timeout)]
     log = work / "gluoncv_runs.log"
-    ref: dict[str, dict] = {}
-    ours: dict[str, dict] = {}
-    if args.phase in ("all", "reference"):
-        ref = run_phase("reference", models, lambda todo: [args.mxnet_python, str(CHILD), "--mode",
-                                                            "reference", *common, *todo],
-                        mx_env, out, args.timeout, log)
-    if args.phase in ("all", "ours"):
-        ready = [m for m in models if (out / f"{m}.params").exists()]
-        ours = run_phase("ours", ready, lambda todo: our_command(CHILD, "--mode", "ours", *common, *todo),
-                         our_env, out, args.timeout, log)
-    ref = ref or {e["model"]: e for e in read_jsonl(out / "reference.jsonl") if "model" in e}
-    ours = ours or {e["model"]: e for e in read_jsonl(out / "ours.jsonl") if "model" in e}
+    verdicts = {e["model"]: e for e in read_jsonl(out / "compare.jsonl") if "model" in e}
+    if args.retry:
+        forget_failures(out, verdicts)
+    step = args.chunk or len(models)
+    for lo in range(0, len(models), step):
+        chunk = [m for m in models[lo:lo + step] if m not in verdicts]
+        if args.phase in ("all", "reference") and chunk:
+            run_phase("reference", chunk, lambda todo: [args.mxnet_python, str(CHILD), "--mode",
+                                                         "reference", *common, *todo],
+                      mx_env, out, args.timeout, log)
+        if args.phase in ("all", "ours") and chunk:
+            ready = [m for m in chunk if (out / f"{m}.params").exists()]
+            run_phase("ours", ready, lambda todo: our_command(CHILD, "--mode", "ours", *common, *todo),
+                      our_env, out, args.timeout, log)
+        if args.prune:
+            prune(out, chunk, args.tol, verdicts)
+    ref = {e["model"]: e for e in read_jsonl(out / "reference.jsonl") if "model" in e}
+    ours = {e["model"]: e for e in read_jsonl(out / "ours.jsonl") if "model" in e}
 
     rows, matched, errors = [], [], []
     n_ref = n_built = n_fwd = 0
@@ -186,7 +246,9 @@ def main(argv: list[str] | None = None) -> int:
         n_built += built
         n_fwd += fwd
         match, err, why = False, float("nan"), ""
-        if ref_ok and fwd:
+        if m in verdicts:
+            match, err, why = verdicts[m]["match"], verdicts[m]["err"], verdicts[m]["why"]
+        elif ref_ok and fwd:
             match, err, why = compare(m, out, r.get("outputs", 0), o.get("outputs", 0), args.tol)
             if match:
                 matched.append(m)

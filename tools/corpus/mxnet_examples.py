@@ -19,8 +19,9 @@ sides alike. Local data:
 - MXNet checks the SHA-1 of its hosted data files; a ``sitecustomize`` for MXNet's side only accepts a
   file that is present locally (``mxnet.gluon.utils.check_sha1``), as no hosted file is reachable.
 
-MXNet runs ``--mx-runs`` times (seeds 1, 2, ... where the example takes ``--seed``); a metric of ours is
-within MXNet's spread when it lies in [min, max] of MXNet's runs widened by the metric's tolerance
+MXNet runs ``--mx-runs`` times and ours ``--our-runs`` times (seeds 1, 2, ... where the example takes
+``--seed``); a metric of ours (the median of our runs) is within MXNet's spread when it lies in [min, max]
+of MXNet's runs widened by the metric's tolerance
 (``max(abs, rel * |value|)``, given per metric below: a few batches of training move metrics a lot). Our
 side also reports how many XLA programs it compiled (jax.monitoring). The table goes to stdout and
 ``<work>/examples_table.md``; the last line is the summary.
@@ -279,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fashion-mnist", default="/usr/share/datasets/fashion-mnist",
                     help="directory with Fashion-MNIST's four .gz files")
     ap.add_argument("--mx-runs", type=int, default=2)
+    ap.add_argument("--our-runs", type=int, default=1,
+                    help="runs on our side (seeds 1, 2, ...); the median of their metrics is compared")
     ap.add_argument("--skip-mxnet", action="store_true", help="reuse MXNet's logs of an earlier run")
     opts = ap.parse_args(argv)
 
@@ -314,21 +317,29 @@ def main(argv: list[str] | None = None) -> int:
                 if rc != 0:
                     notes.append(f"MXNet run {run} rc {rc}")
             mx_values.append(metrics_of(ex, log.read_text(errors="replace")))
-        d = work / ex.name / "ours"
-        log = work / ex.name / "ours.log"
-        prepare(ex, src, d, opts)
-        log.unlink(missing_ok=True)
-        args = list(ex.args) + ([ex.seed_arg, "1"] if ex.seed_arg else [])
-        env = env_with([str(our_site), str(ROOT), str(HERE / "fake_gym"), *opts.our_path], HOME=str(d / "home"))
-        rc, secs = run_logged([sys.executable, "-m", "framework.run", ex.script, *args], env, d, log, ex.timeout)
-        text = log.read_text(errors="replace")
-        ours = metrics_of(ex, text)
-        compiles = re.findall(r"\[runner\] XLA compiles: (\d+)", text)
-        within = rc == 0 and bool(ours)
+        our_values: list[dict[str, float]] = []
+        compiles: list[str] = []
+        for run in range(opts.our_runs):
+            d = work / ex.name / ("ours" if run == 0 else f"ours{run}")
+            log = work / ex.name / ("ours.log" if run == 0 else f"ours{run}.log")
+            prepare(ex, src, d, opts)
+            log.unlink(missing_ok=True)
+            args = list(ex.args) + ([ex.seed_arg, str(run + 1)] if ex.seed_arg else [])
+            env = env_with([str(our_site), str(ROOT), str(HERE / "fake_gym"), *opts.our_path],
+                           HOME=str(d / "home"))
+            rc, secs = run_logged([sys.executable, "-m", "framework.run", ex.script, *args], env, d, log,
+                                  ex.timeout)
+            text = log.read_text(errors="replace")
+            our_values.append(metrics_of(ex, text))
+            compiles += re.findall(r"\[runner\] XLA compiles: (\d+)", text)[-1:]
+            if rc != 0:
+                break
+        within = rc == 0 and all(our_values)
         cells = []
         for name, (_, abs_tol, rel_tol) in ex.metrics.items():
             ref = [v[name] for v in mx_values if name in v]
-            got = ours.get(name)
+            mine = [v[name] for v in our_values if name in v]
+            got = float(onp.median(mine)) if mine else None
             if not ref or got is None:
                 within = False
                 cells.append(f"{name}: ours {got} / MXNet {ref or '-'}")
@@ -337,12 +348,13 @@ def main(argv: list[str] | None = None) -> int:
             tol = max(abs_tol, rel_tol * max(abs(lo), abs(hi)))
             ok = lo - tol <= got <= hi + tol
             within &= ok
-            cells.append(f"{name}: {got:.4g} in [{lo:.4g}, {hi:.4g}]±{tol:.2g}{'' if ok else ' NO'}")
+            spread = f" (ours [{min(mine):.4g}, {max(mine):.4g}])" if len(mine) > 1 else ""
+            cells.append(f"{name}: {got:.4g}{spread} in [{lo:.4g}, {hi:.4g}]±{tol:.2g}{'' if ok else ' NO'}")
         if rc != 0:
             err = [line for line in text.splitlines() if line.strip() and not line.startswith("[runner]")][-1:] or ["?"]
             notes.append(f"ours rc {rc}: {err[0][:200]}")
         within_all += within
-        rows.append([ex.name, "yes" if rc == 0 else "no", "; ".join(cells), compiles[-1] if compiles else "-",
+        rows.append([ex.name, "yes" if rc == 0 else "no", "; ".join(cells), "/".join(compiles) or "-",
                      f"{secs:.0f}", "yes" if within else "no", " ".join(notes)])
         print(f"[{ex.name}] ours rc {rc}, within MXNet's spread: {within}", flush=True)
     table = markdown_table(["example", "ours completes", "metrics (ours in MXNet's [min, max] ± tol)",

@@ -4,8 +4,10 @@ of the ``nd`` operator that the method stood for, so they mean what they meant i
 ``x.expand_dims(1)`` -> ``F.expand_dims(x, 1)``, ``x.reshape((0, -1, C))`` -> ``F.reshape(x, (0, -1,
 C))`` (MXNet's special codes 0/-1/-2/-3/-4), ``x.reshape(0, -1)`` -> ``F.reshape(x, (0, -1))``,
 ``x.transpose(axes=(0, 2, 1))``, ``x.flatten()`` (keeps the first axis), ``x.sum()`` (shape ``(1,)``),
-``x.argmax(1)`` (float indices), ``x.slice_axis(...)``, ``x.topk(...)``, ... Inside ``hybrid_forward(self,
-F, ...)`` the namespace is ``F`` (framework.nd there); elsewhere it is the module's ``nd``.
+``x.argmax(1)`` (float indices), ``x.slice_axis(...)``, ``x.topk(...)``, ...; a read with no slice in its
+index, ``x[0, j]`` -> ``npx.nd_getitem(x, (0, j))`` (shape ``(1,)`` where JAX's is 0-d). Inside
+``hybrid_forward(self, F, ...)`` the namespace is ``F`` (framework.nd there); elsewhere it is the
+module's ``nd``.
 
 Which values are MXNet arrays, per function and without data flow beyond names: the arguments of a
 class's ``hybrid_forward`` (after ``F``) and ``forward`` (those without a literal non-None default);
@@ -14,8 +16,9 @@ results of ``F.*`` and ``mx.nd.*`` calls; indexing, arithmetic and routed method
 them; and names bound to such values (unless also bound to something visibly not an array). Nested
 functions see their enclosing function's arrays.
 
-A module in NumPy mode (it imports ``mxnet.numpy``/``numpy_extension`` or calls ``set_np``) is left
-alone: its arrays have NumPy's semantics, which ``jax.Array`` already has. Where a ``reshape`` with
+In a module in NumPy mode (it imports ``mxnet.numpy``/``numpy_extension`` or calls ``set_np``) the arrays
+a Block receives have NumPy's semantics, which ``jax.Array`` already has: there only the results of
+``mx.nd.*`` calls (and of ``x.as_nd_ndarray()``) count as MXNet arrays. Where a ``reshape`` with
 MXNet's special codes or a ``transpose(axes=...)`` is called on a value the porter cannot tell is an
 MXNet array, it is reported with the file's line and the fix.
 
@@ -37,6 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import libcst as cst
+from libcst.metadata import ExpressionContext, ExpressionContextProvider
 
 from .._analysis import dotted
 from ._base import Rule, unparen
@@ -129,6 +133,8 @@ class _Bindings(cst.CSTVisitor):
 
 
 class ArraysRule(Rule):
+    METADATA_DEPENDENCIES = (*Rule.METADATA_DEPENDENCIES, ExpressionContextProvider)
+
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         aliases = ctx.info.aliases.values()
@@ -168,6 +174,10 @@ class ArraysRule(Rule):
             func = node.func
             if self._is_nd_call(func, scope):
                 return True
+            if isinstance(func, cst.Attribute) and func.attr.value == "as_nd_ndarray":
+                return True
+            if self._np_mode:
+                return False  # NumPy mode: a Block's arguments and what they give are NumPy arrays
             if isinstance(func, cst.Attribute):
                 if func.attr.value in _ARRAY_RESULT and self._is_array(func.value, scope):
                     return True
@@ -249,15 +259,19 @@ class ArraysRule(Rule):
         positional = node.params.params
         params: set[str] = set()
         f_name = outer.f_name if outer.f_name not in every else None
-        if in_class and name == "hybrid_forward" and len(positional) >= 2:
+        if self._np_mode:
+            pass  # F and a Block's arguments hold NumPy arrays here
+        elif in_class and name == "hybrid_forward" and len(positional) >= 2:
             f_name = positional[1].name.value
             params = {p.name.value for p in named[2:] if not _literal_default(p)}
         elif in_class and name == "forward" and positional:
             params = {p.name.value for p in named[1:] if not _literal_default(p)}
         elif "F" in every:  # a helper taking the operator namespace, as hybrid_forward passes it on
             f_name = "F"
-        if in_class and name in ("hybrid_forward", "forward") and isinstance(node.params.star_arg, cst.Param):
-            params.add(node.params.star_arg.name.value)
+        star = node.params.star_arg
+        if in_class and name in ("hybrid_forward", "forward") and isinstance(star, cst.Param) and \
+                not self._np_mode:
+            params.add(star.name.value)
         self._scopes.append(self._scope_for(node.body, outer.arrays, params, f_name, every))
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
@@ -267,14 +281,15 @@ class ArraysRule(Rule):
     # ---------------------------------------------------------------- rewrites
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = updated.func
-        if self._np_mode or not isinstance(func, cst.Attribute) or self.is_module_ref(func.value):
+        if not isinstance(func, cst.Attribute) or self.is_module_ref(func.value):
             return updated
         method = func.attr.value
         if method not in ROUTED or not self._scopes:
             return updated
         scope = self._scopes[-1]
         if not self._is_array(func.value, scope):
-            self._report_undecided(original, method)
+            if not self._np_mode:
+                self._report_undecided(original, method)
             return updated
         if any(a.star for a in updated.args):
             return updated
@@ -294,6 +309,30 @@ class ArraysRule(Rule):
         new = cst.Call(func=cst.Attribute(value=ns, attr=cst.Name(_RENAME.get(method, method))),
                        args=[first, *args], lpar=updated.lpar, rpar=updated.rpar)
         self.count("array_method")
+        self._made.add(id(new))
+        return new
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        """A read of an NDArray with no slice among its index parts -> ``npx.nd_getitem(x, index)``: an
+        NDArray has at least one axis, so ``x[0, j]`` of a matrix has shape ``(1,)`` (JAX's is 0-d)."""
+        if self._np_mode or not self._scopes or any(isinstance(el.slice, cst.Slice) for el in updated.slice):
+            return updated
+        try:
+            if self.get_metadata(ExpressionContextProvider, original) != ExpressionContext.LOAD:
+                return updated
+        except KeyError:
+            return updated
+        scope = self._scopes[-1]
+        if not (self._is_array(updated.value, scope) or self._is_array(original.value, scope)):
+            return updated
+        from .setitem import _index_expr
+
+        index = _index_expr(updated)
+        if index is None:
+            return updated
+        self.count("nd_getitem")
+        new = self.call("npx", "nd_getitem", updated.value, index).with_changes(lpar=updated.lpar,
+                                                                               rpar=updated.rpar)
         self._made.add(id(new))
         return new
 

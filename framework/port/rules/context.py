@@ -4,8 +4,9 @@ which has none of these attributes), and ``with ctx:`` / ``with mx.gpu(1):`` (a 
 -> ``with mx.device_scope(ctx):`` (a ``jax.Device`` is no context manager).
 
 Left alone: attributes of modules (``mx.context``), of ``self``/``cls`` and argparse-like objects
-(``args.ctx``), of names holding devices, containers or other libraries' values, and attributes the code
-assigns to."""
+(``args.ctx``; but ``self.mean.ctx`` is ported where the module assigns ``self.mean`` MXNet arrays and
+nothing visibly else), of names holding devices, containers or other libraries' values, and attributes
+the code assigns to."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ class ContextRule(Rule):
         if self.is_module_ref(receiver):
             return False
         root = root_name(receiver)
-        if root in ARGPARSE_LIKE:
+        if root in ARGPARSE_LIKE and dotted(receiver) not in self.info.array_attrs:
             return False
         info = self.info
         if isinstance(receiver, cst.Name) and receiver.value in (

@@ -174,6 +174,14 @@ class SetitemRule(Rule):
         loose = (cst.BinaryOperation, cst.BooleanOperation, cst.Comparison, cst.IfExp, cst.Lambda)
         if isinstance(right, loose) and not right.lpar:
             right = right.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        value = cst.BinaryOperation(left=target, operator=op, right=right)
+        read: cst.BaseExpression = target
+        if not any(isinstance(el.slice, cst.Slice) for el in target.slice):  # type: ignore[attr-defined]
+            # a read the arrays rule would route: written as a call, so that porting the ported text
+            # again leaves it as it is
+            index = _index_expr(target)  # type: ignore[arg-type]
+            if index is None:
+                return updated
+            read = self.call("npx", "getitem", target.value, index)  # type: ignore[attr-defined]
+        value = cst.BinaryOperation(left=read, operator=op, right=right)
         out = self._rewrite(target, value, updated.semicolon)  # type: ignore[arg-type]
         return updated if out is None else out
