@@ -17,6 +17,10 @@ else:
 
 jax.config.update("jax_num_cpu_devices", 4)
 
+# The persistent compilation cache stays off in the test processes (tests/test_compile_cache.py turns it
+# on in processes of its own): tests that count compiles must not find programs another worker wrote.
+os.environ.setdefault("FRAMEWORK_COMPILE_CACHE", "0")
+
 # framework/metric.py makes ``framework.metric`` the module framework.gluon.metric (one object, two
 # names): its doctests are gluon.metric's, collected there; collecting the alias would import a mismatch.
 collect_ignore = ["framework/metric.py"]

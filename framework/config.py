@@ -59,6 +59,13 @@ def _count(raw: str) -> int:
     return value
 
 
+def _positive(raw: str) -> int:
+    value = int(raw)
+    if value <= 0:
+        raise ValueError("expected an integer > 0")
+    return value
+
+
 def _text(raw: str) -> str:
     if not raw.strip():
         raise ValueError("expected a non-empty value")
@@ -95,6 +102,13 @@ SWITCHES: dict[str, Switch] = {s.name: s for s in (
            "the persistent compilation cache's size: at import, beyond it the oldest entries go"),
     Switch("home", "FRAMEWORK_HOME", _path, Path("~/.framework").expanduser(), False, "a directory",
            "the user cache: datasets under home/datasets, compiled programs under home/compile_cache"),
+    Switch("port_cache", "FRAMEWORK_PORT_CACHE", _flag, True, False, "1/0 (true/false, on/off, yes/no)",
+           "framework.run keeps ported modules under home/port-cache (a second import skips the porter)"),
+    Switch("symbol_max_bytes", "FRAMEWORK_SYMBOL_MAX_BYTES", _positive, None, False, "an integer > 0",
+           "the size budget of a loaded symbol graph's node outputs (read at import; default 64 times "
+           "its parameters' and inputs' bytes, at least 64 MiB)"),
+    Switch("image_max_pixels", "FRAMEWORK_IMAGE_MAX_PIXELS", _positive, 1 << 25, False, "an integer > 0",
+           "the most pixels one decoded or resized image may have (read at import)"),
     Switch("mxnet_home", "MXNET_HOME", _path, None, False, "a directory",
            "MXNet's own variable: pretrained model files are looked for in MXNET_HOME/models"),
     Switch("offline", "FRAMEWORK_OFFLINE", _flag, False, False, "1/0 (true/false, on/off, yes/no)",

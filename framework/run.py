@@ -30,6 +30,7 @@ import types
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from . import config
 from .port import Report, port_source
 from .port._analysis import _RENAMED, map_module
 from .port.cache import PortCache, Ported, default_location
@@ -51,7 +52,7 @@ _caches: dict[Path, PortCache | None] = {}
 def _port_cache() -> PortCache | None:
     """The user's port cache (opened once per location); None where ``FRAMEWORK_PORT_CACHE=0`` or where
     its directory is not private to the user (said once, on stderr)."""
-    if os.environ.get("FRAMEWORK_PORT_CACHE", "1") == "0":
+    if not config.get("port_cache"):
         return None
     location = default_location()
     if location not in _caches:

@@ -51,10 +51,15 @@ def stopped_profiler():
 
 
 def test_profile_of_the_seed_loop_holds_the_steps_programs(tmp_path, caplog, stopped_profiler):
-    step = _seed_loop()
-    with caplog.at_level(logging.WARNING, logger="jax._src.dispatch"):
-        import jax
+    import jax
 
+    from framework import _compile
+
+    step = _seed_loop()
+    # programs an earlier test in this process compiled would run without a compile to log: forget them
+    _compile.clear_caches()
+    jax.clear_caches()
+    with caplog.at_level(logging.WARNING, logger="jax._src.dispatch"):
         with jax.log_compiles(True):
             step()  # compiles the step's programs; their names are logged
     compiled = {

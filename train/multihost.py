@@ -158,10 +158,10 @@ class Session:
                 raise MultiHostError(f"process {self.me}: process {rank} did not report its --num-processes "
                                      f"within {timeout:g} s: {str(err).splitlines()[0][:200]}") from err
             if theirs != self.n:  # ended at once: JAX's shutdown barrier would wait for the missing peer
-                _die(EXIT_MULTIHOST,
-                     f"error: process {self.me}: the processes disagree on --num-processes: this one was "
+                _say(f"error: process {self.me}: the processes disagree on --num-processes: this one was "
                      f"started with --num-processes {self.n}, process {rank} with --num-processes {theirs}. "
                      "Start every process with the same --num-processes (and its own --process-id).")
+                self.fail(EXIT_MULTIHOST, "the processes disagree on --num-processes")
 
     def stop(self) -> None:
         """Stop the heartbeat (before a normal exit: a finished process is not a lost one)."""
@@ -181,9 +181,25 @@ class Session:
                                       allow_overwrite=True)
         except Exception:  # noqa: BLE001,S110
             pass
+        if self.me == 0:
+            self._await_peers()
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(status)
+
+    def _await_peers(self, seconds: float = 10.0) -> None:
+        """Process 0 hosts the coordination service: ending it while a peer still reads the store makes
+        JAX's client abort that peer (SIGABRT) before it can say why it stops. Wait (bounded) until every
+        peer has said it is done or failed."""
+        deadline = time.monotonic() + seconds
+        try:
+            while time.monotonic() < deadline:
+                if all(self._try_get(self._key("failed", r)) is not None
+                       or self._try_get(self._key("done", r)) is not None for r in range(1, self.n)):
+                    return
+                time.sleep(0.1)
+        except Exception:  # noqa: BLE001,S110 -- the store is gone: nobody left to wait for
+            pass
 
     def _watch(self) -> None:
         beat, seen, since = 0, {}, {}
@@ -200,9 +216,9 @@ class Session:
                         status, why = json.loads(failed)
                         # what every process meets alike keeps its status: a checkpoint disagreement (3),
                         # a non-finite loss (4); anything else is this run's failure (6)
-                        _die(status if status in (3, 4) else EXIT_MULTIHOST,
-                             f"error: process {self.me}: process {rank} of {self.n} stopped (exit status "
+                        _say(f"error: process {self.me}: process {rank} of {self.n} stopped (exit status "
                              f"{status}): {why}\nStopping this process too.")
+                        self.fail(status if status in (3, 4) else EXIT_MULTIHOST, f"process {rank} stopped")
                     value = self._try_get(self._key("beat", rank))
                     now = time.monotonic()
                     if value != seen.get(rank):

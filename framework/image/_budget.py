@@ -21,28 +21,15 @@ imresize: a 100x100 (width x height) image costs 11600 pixels, above the image
 
 from __future__ import annotations
 
-import os
+from .. import config
 
 __all__ = ["set_max_pixels", "get_max_pixels", "check_pixels", "DEFAULT_MAX_PIXELS", "ROW_COST"]
 
-DEFAULT_MAX_PIXELS = 1 << 25
+DEFAULT_MAX_PIXELS = config.SWITCHES["image_max_pixels"].default
 ROW_COST = 16
 
 
-def _from_env() -> int:
-    raw = os.environ.get("FRAMEWORK_IMAGE_MAX_PIXELS")
-    if not raw:
-        return DEFAULT_MAX_PIXELS
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValueError(f"FRAMEWORK_IMAGE_MAX_PIXELS={raw!r} is not an integer number of pixels") from None
-    if value <= 0:
-        raise ValueError(f"FRAMEWORK_IMAGE_MAX_PIXELS={raw!r} must be > 0")
-    return value
-
-
-_state = {"max": _from_env()}
+_state = {"max": config.get("image_max_pixels")}
 
 
 def get_max_pixels() -> int:

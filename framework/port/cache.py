@@ -41,6 +41,8 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+from .. import config
+
 __all__ = ["PortCache", "Ported", "UnsafeCacheError", "porter_version", "default_location", "missing_imports"]
 
 FORMAT = 1
@@ -116,7 +118,7 @@ def _available(what: str) -> bool:
 
 def default_location() -> Path:
     """``$FRAMEWORK_HOME/port-cache``, ``~/.framework/port-cache`` when ``FRAMEWORK_HOME`` is unset."""
-    return Path(os.environ.get("FRAMEWORK_HOME") or "~/.framework").expanduser() / "port-cache"
+    return config.get("home") / "port-cache"
 
 
 def _sha256(text: str) -> str:

@@ -23,12 +23,12 @@ a-symbol.json: node 1 ('big', op 'repeat') makes 64000000000 bytes
 from __future__ import annotations
 
 import math
-import os
 from typing import Any
 
 import jax
 import numpy as onp
 
+from .. import config
 from ._attrs import AttrError
 from ._graph import SymbolFileError
 from ._ops import OPS, Call, LazyZeros, num_outputs
@@ -39,18 +39,7 @@ MAX_BYTES_FACTOR = 64
 MAX_BYTES_FLOOR = 64 << 20
 
 
-def _from_env() -> int | None:
-    raw = os.environ.get("FRAMEWORK_SYMBOL_MAX_BYTES")
-    if not raw:
-        return None
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValueError(f"FRAMEWORK_SYMBOL_MAX_BYTES={raw!r} is not an integer number of bytes") from None
-    return value
-
-
-_state: dict[str, int | None] = {"max": _from_env()}
+_state: dict[str, int | None] = {"max": config.get("symbol_max_bytes")}
 
 
 def set_max_bytes(n: int | None) -> int | None:

@@ -85,7 +85,7 @@ def test_model_zoo_modules_and_npx_device_helpers():
     aux.initialize()
     assert aux(jnp.ones((1, 768, 17, 17))).shape == (1, 10)
     assert mx.npx.utils.load is mx.npx.load and mx.npx.Context is mx.Context
-    with pytest.raises(ValueError, match="expecting a gpu device"):
+    with pytest.raises(ValueError, match="Expecting a gpu context to get cuda compute capability"):
         mx.npx.get_cuda_compute_capability(mx.cpu())
     if mx.npx.num_gpus() == 0:
         with pytest.raises(Exception, match="gpu_memory_info=gpu"):
