@@ -96,8 +96,10 @@ INSTANCES = [
     ("Convolution", ["data"], {"kernel": (3, 3), "num_filter": 4, "pad": (1, 1)}, {"data": (2, 3, 8, 8)}),
     ("Convolution", ["data"], {"kernel": (3,), "num_filter": 4, "no_bias": True, "num_group": 2},
      {"data": (2, 4, 8)}),
-    ("Deconvolution", ["data"], {"kernel": (2, 2), "num_filter": 3, "stride": (2, 2)}, {"data": (2, 4, 5, 5)}),
-    ("Deconvolution", ["data"], {"kernel": (2, 2), "num_filter": 3, "no_bias": False}, {"data": (2, 4, 5, 5)}),
+    ("Deconvolution", ["data"], {"kernel": (2, 2), "num_filter": 3, "stride": (2, 2)},
+     {"data": (2, 4, 5, 5)}),
+    ("Deconvolution", ["data"], {"kernel": (2, 2), "num_filter": 3, "no_bias": False},
+     {"data": (2, 4, 5, 5)}),
     ("BatchNorm", ["data"], {"fix_gamma": False}, {"data": (2, 3, 4, 4)}),
     ("BatchNorm", ["data"], {"output_mean_var": True, "axis": -1}, {"data": (2, 3, 5)}),
     ("BatchNorm_v1", ["data"], {}, None),
@@ -109,7 +111,8 @@ INSTANCES = [
     ("LeakyReLU", ["data"], {"act_type": "prelu"}, {"data": (2, 3, 4)}),
     ("LeakyReLU", ["data"], {"act_type": "elu", "slope": 0.3}, {"data": (2, 3)}),
     ("Pooling", ["data"], {"kernel": (2, 2), "stride": (2, 2), "pool_type": "max"}, {"data": (2, 3, 8, 8)}),
-    ("Pooling", ["data"], {"global_pool": True, "pool_type": "avg", "kernel": (1, 1)}, {"data": (2, 3, 8, 8)}),
+    ("Pooling", ["data"], {"global_pool": True, "pool_type": "avg", "kernel": (1, 1)},
+     {"data": (2, 3, 8, 8)}),
     ("Dropout", ["data"], {"p": 0.3}, {"data": (2, 3)}),
     ("Embedding", ["data"], {"input_dim": 10, "output_dim": 4}, {"data": (2, 3)}),
     ("RNN", ["data"], {"state_size": 4, "num_layers": 1, "mode": "lstm"}, {"data": (5, 2, 3)}),
@@ -200,7 +203,8 @@ INSTANCES = [
     ("L2Normalization", ["data"], {}, {"data": (2, 3)}),
     ("LRN", ["data"], {"nsize": 3}, {"data": (2, 5, 4, 4)}),
     ("UpSampling", ["data"], {"scale": 2, "sample_type": "nearest"}, {"data": (1, 2, 3, 3)}),
-    ("UpSampling", ["data"], {"scale": 2, "sample_type": "bilinear", "num_filter": 2}, {"data": (1, 2, 3, 3)}),
+    ("UpSampling", ["data"], {"scale": 2, "sample_type": "bilinear", "num_filter": 2},
+     {"data": (1, 2, 3, 3)}),
     ("SequenceMask", ["data"], {}, {"data": (4, 2, 3)}),
     ("SequenceMask", ["data"], {"use_sequence_length": True, "value": -1.0}, {"data": (4, 2, 3)}),
     ("SequenceLast", ["data"], {}, {"data": (4, 2, 3)}),
@@ -213,7 +217,8 @@ INSTANCES = [
     ("GridGenerator", ["data"], {"transform_type": "affine", "target_shape": (4, 5)}, {"data": (2, 6)}),
     ("BilinearSampler", ["data", "grid"], {}, {"data": (2, 3, 4, 5), "grid": (2, 2, 6, 7)}),
     ("SpatialTransformer", ["data", "loc"], {"target_shape": (4, 5), "transform_type": "affine",
-                                             "sampler_type": "bilinear"}, {"data": (2, 3, 6, 7), "loc": (2, 6)}),
+                                             "sampler_type": "bilinear"},
+                                            {"data": (2, 3, 6, 7), "loc": (2, 6)}),
     ("Correlation", ["data1", "data2"], {"kernel_size": 1, "max_displacement": 1},
      {"data1": (1, 2, 5, 5), "data2": (1, 2, 5, 5)}),
     ("Crop", ["data"], {"h_w": (2, 2), "num_args": 1}, {"data": (1, 2, 5, 5)}),
@@ -324,7 +329,8 @@ def instances():
                     try:
                         arg, out, aux = s.infer_shape(**shapes)
                         rec["shapes"] = {"given": {k: list(v) for k, v in shapes.items()},
-                                         "arguments": [list(x) for x in arg], "outputs": [list(x) for x in out],
+                                         "arguments": [list(x) for x in arg],
+                                         "outputs": [list(x) for x in out],
                                          "aux": [list(x) for x in aux]}
                     except mx.MXNetError as err:
                         rec["shapes_error"] = str(err).splitlines()[0][:200]
@@ -356,13 +362,13 @@ def graphs():
         sym.save(os.path.join(OUT, f"{name}-symbol.json"))
         arg_names, aux_names = sym.list_arguments(), sym.list_auxiliary_states()
         arg_shapes, out_shapes, aux_shapes = sym.infer_shape(**shapes)
-        all_shapes = dict(zip(arg_names, arg_shapes))
+        all_shapes = dict(zip(arg_names, arg_shapes, strict=False))
         label_shapes = {n: all_shapes[n] for n in labels}
         inputs = nets.inputs_for(name, shapes, labels, seed)
         labs = nets.labels_for(name, label_shapes, seed)
         param_names = sorted(n for n in arg_names if n not in inputs and n not in labs)
         params = _seeded([(n, all_shapes[n]) for n in param_names], seed)
-        aux = _seeded(sorted(zip(aux_names, aux_shapes)), seed + 50)
+        aux = _seeded(sorted(zip(aux_names, aux_shapes, strict=False)), seed + 50)
         exe = sym.simple_bind(mx.cpu(), grad_req="write", **{k: all_shapes[k] for k in arg_names})
         for k, v in {**inputs, **labs, **params}.items():
             exe.arg_dict[k][:] = v
@@ -425,10 +431,10 @@ def data_root():
 def module_initial(mx, sym, shapes):
     arg_shapes, _, aux_shapes = sym.infer_shape(**shapes)
     names = [n for n in sym.list_arguments() if n not in ("data", "softmax_label")]
-    shape_of = dict(zip(sym.list_arguments(), arg_shapes))
+    shape_of = dict(zip(sym.list_arguments(), arg_shapes, strict=False))
     params = _seeded(sorted((n, shape_of[n]) for n in names), MODULE_SEED)
     aux = {n: (np.zeros if n.endswith("mean") else np.ones)(s, np.float32)
-           for n, s in zip(sym.list_auxiliary_states(), aux_shapes)}
+           for n, s in zip(sym.list_auxiliary_states(), aux_shapes, strict=False)}
     return params, aux
 
 
