@@ -183,7 +183,8 @@ def run_once(root: str, epochs: int, subset: int | None, torch: str | None, labe
         later = r["epoch_s"][1:]
         rows.append({"run": label, "variant": name, "import_s": r["import_s"],
                      "first_epoch_s": r["epoch_s"][0],
-                     "later_epoch_s": statistics.median(later) if later else None, "last_loss": r["loss"][-1]})
+                     "later_epoch_s": statistics.median(later) if later else None,
+                     "last_loss": r["loss"][-1]})
     peer = next((r for r in rows if r["variant"].startswith("pytorch eager (in-memory")), None)
     for r in rows:
         if peer:
@@ -235,7 +236,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     cols = ["run", "variant", "import_s", "first_epoch_s", "later_epoch_s", "first_vs_pytorch",
             "later_vs_pytorch", "last_loss"]
     notes = [f"{epochs} epochs per process, batch {BATCH}, SGD {LR}, one CPU device; each variant a new "
-             "process (its first epoch includes its DataLoader workers' start and its compiles; the persistent "
+             "process (its first epoch includes its DataLoader workers' start and its compiles; the "
+             "persistent "
              "compilation cache is shared by the runs, so run 2 and later load the programs run 1 compiled).",
              "x_vs_pytorch = this epoch's seconds / PyTorch eager's (in-memory tensors) in the same run.",
              "load average (1 min) at each run's start: " + ", ".join(f"{k} {v:.1f}" for k, v in loads)]
