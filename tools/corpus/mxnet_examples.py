@@ -81,6 +81,7 @@ class Example:
 
 
 G = "example/gluon"
+IC = "example/image-classification"  # the Module (symbolic) path
 EXAMPLES = [
     Example("image_classification", [f"{G}/image_classification.py", f"{G}/data.py"], G, "image_classification.py",
             ["--dataset", "dummy", "--model", "resnet18_v1", "--batch-size", "2", "--epochs", "1",
@@ -149,6 +150,10 @@ EXAMPLES = [
              ("dcgan.py", "gluon.data.vision.MNIST('./data', train=False, transform=transformer)",
               "gluon.data.vision.FashionMNIST('./data', train=False, transform=transformer).take(32)")],
             setup="fashion"),
+    Example("train_mnist", [f"{IC}/train_mnist.py", *(f"{IC}/common/{f}.py" for f in ("__init__", "find_mxnet", "fit", "util")),
+                            *(f"{IC}/symbols/{f}.py" for f in ("__init__", "mlp", "lenet"))], IC, "train_mnist.py",
+            ["--num-epochs", "1", "--network", "mlp"],
+            {"val_acc": (r"Epoch\[0\] Validation-accuracy=([-\d.e]+)", 0.03, 0.0)}, setup="fashion"),
     Example("mnist", [f"{G}/mnist/mnist.py"], f"{G}/mnist", "mnist.py",
             ["--epochs", "1", "--batch-size", "100", "--log-interval", "100"],
             {"val_acc": (r"Validation: accuracy=([-\d.e]+)", 0.03, 0.0)},
