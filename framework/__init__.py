@@ -84,9 +84,15 @@ _LAZY = {
     "engine": "framework.engine",
 }
 
+#: classes MXNet offers on ``mx`` itself, imported from their modules when first used
+_LAZY_ATTRS = {
+    "AttrScope": ("framework.symbol.naming", "AttrScope"),
+}
+
 __all__ = [
     "np", "npx", "cpu", "gpu", "cpu_pinned", "num_gpus", "current_context", "current_device",
     "Context", "Device", "device_scope", "random", "clear_caches", "FrameworkError", "MXNetError", *_LAZY,
+    *_LAZY_ATTRS,
     "is_np_array", "is_np_shape", "np_array", "np_shape", "set_np_shape", "use_np", "use_np_array",
     "use_np_shape",
 ]
@@ -99,4 +105,9 @@ def __getattr__(name: str):
         module = importlib.import_module(_LAZY[name])
         globals()[name] = module
         return module
+    if name in _LAZY_ATTRS:
+        module_name, attr = _LAZY_ATTRS[name]
+        value = getattr(importlib.import_module(module_name), attr)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'framework' has no attribute {name!r}")

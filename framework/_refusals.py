@@ -54,7 +54,7 @@ _SYMBOLIC = "the 1.x symbolic Module API (bind, executors, monitors)"
 _refuse("mx", "api libinfo library tvmop",
         "the C API, the C++ library's loader and paths, and TVM operators: JAX's runtime replaces them",
         "jax.print_environment_info(); mx.runtime.Features for build questions")
-_refuse("mx", "executor executor_manager mod module model monitor mon", _SYMBOLIC,
+_refuse("mx", "executor executor_manager monitor mon", _SYMBOLIC,
         "gluon Blocks with Trainer (or framework.parallel.DataParallel); mx.callback works with Gluon "
         "loops; checkpoints with net.export / SymbolBlock.imports")
 _refuse("mx", "ndarray_doc symbol_doc numpy_dispatch_protocol numpy_op_fallback numpy_op_signature",
@@ -150,6 +150,13 @@ _refuse("mx.nd", "get_indexing_dispatch_code get_oshape_of_gather_nd_op indexing
 _refuse("mx.nd.contrib", "quantized_rnn",
         "oneDNN's int8 LSTM (its own packed weights, scales and uint8 recurrence); no integer recurrent "
         "kernel here", "npx.rnn in float32 or bfloat16")
+_refuse("mx.npx", "contrib_quantized_rnn",
+        "oneDNN's int8 LSTM (its own packed weights, scales and uint8 recurrence); no integer recurrent "
+        "kernel here", "npx.rnn in float32 or bfloat16")
+_refuse("mx.npx", "intgemm_prepare_weight intgemm_take_weight intgemm_fully_connected",
+        "the intgemm library's int8 GEMM on x86: weights are rearranged into a tile layout that depends on "
+        "the CPU's instruction set (SSSE3/AVX2/AVX512) and only its own kernel reads",
+        "npx.contrib_quantize_v2 and npx.quantized_fully_connected (int8), or npx.fully_connected")
 _refuse("mx.nd.contrib", "dgl_adjacency dgl_csr_neighbor_non_uniform_sample dgl_csr_neighbor_uniform_sample "
         "dgl_graph_compact dgl_subgraph edge_id",
         "DGL's graph operators read a CSR matrix whose stored values are edge ids counted from 0: a dense "

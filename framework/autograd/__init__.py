@@ -32,8 +32,11 @@ from .variable import Variable, attach_grad
 __all__ = [
     "record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
     "set_training", "backward", "grad", "value_and_grad", "Recorded", "GraphError", "Variable", "attach_grad",
-    "Function", "mark_variables",
+    "Function", "mark_variables", "NDArray",
 ]
+
+#: the array type, which MXNet 1.x's autograd module offers too: ``jax.Array``, as ``mx.nd.NDArray``
+NDArray = jax.Array
 
 
 class _Scope:

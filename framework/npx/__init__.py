@@ -18,8 +18,9 @@ from ..np._indexing import getitem, nd_getitem
 from ..np._scalars import to_float, to_int
 from ..np.dispatch import recordable
 from ..serialization import load, save, savez
-from . import random, utils
+from . import control_flow, random, utils
 from .attach_owned import attach_grad_attributes
+from .control_flow import cond, foreach, while_loop
 from .devices_info import get_cuda_compute_capability, gpu_memory_info
 from .interop import from_dlpack, from_numpy, to_dlpack_for_read
 from .methods import (
@@ -38,6 +39,16 @@ from .methods import (
 )
 from .ops import *  # noqa: F403  (the operator catalogue; ops.__all__ lists it)
 from .ops import __all__ as _ops_all
+from .v2_names import ALIASES as _V2_ALIASES
+from .v2_names import (
+    index_add,
+    index_update,
+    intgemm_maxabsolute,
+    intgemm_prepare_data,
+    is_np_default_dtype,
+    set_np_default_dtype,
+)
+from .v2_names import resolve as _resolve_v2
 
 __all__ = [
     "set_np", "reset_np", "is_np_array", "is_np_shape", "use_np", "waitall",
@@ -48,6 +59,10 @@ __all__ = [
     "device_type", "device_id", "setitem", "getitem", "nd_getitem", "to_float", "to_int",
     "attach_grad_attributes",
     "NDArray", "from_numpy", "from_dlpack", "to_dlpack_for_read", "utils",
+    # MXNet 2.0 names: control flow, index updates, and 1.x operators under 2.0 names (v2_names.ALIASES,
+    # resolved on first use by __getattr__ below)
+    "control_flow", "cond", "foreach", "while_loop", "index_add", "index_update", "is_np_default_dtype",
+    "set_np_default_dtype", "intgemm_maxabsolute", "intgemm_prepare_data", *_V2_ALIASES,
     *_ops_all,
 ]
 
@@ -131,5 +146,9 @@ def __getattr__(name: str):
         module = importlib.import_module(".image", __name__)
         globals()["image"] = module
         return module
+    if name in _V2_ALIASES:  # a 1.x nd/nd.contrib operator under its MXNet 2.0 name (framework.nd is
+        value = _resolve_v2(name)  # imported when first used: it imports framework.npx)
+        globals()[name] = value
+        return value
     raise AttributeError(_refusals.refusal_message("mx.npx", name)
                          or f"framework.npx has no attribute {name!r}")
