@@ -69,6 +69,7 @@ def test_a_directory_others_can_write_is_not_used(tmp_path, monkeypatch):
     (home / "compile_cache").mkdir(parents=True)
     os.chmod(home / "compile_cache", 0o777)
     monkeypatch.setenv("FRAMEWORK_HOME", str(home))
+    monkeypatch.setenv("FRAMEWORK_COMPILE_CACHE", "1")  # the suite runs with it off (conftest.py)
     status = _compile_cache._configure(None)
     assert not status.enabled and "writable by other users" in status.reason
     monkeypatch.setenv("FRAMEWORK_COMPILE_CACHE", "off")

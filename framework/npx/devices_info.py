@@ -14,14 +14,15 @@ from typing import Any
 
 import jax
 
+from ..device import as_device, gpu
+
 __all__ = ["gpu_memory_info", "get_cuda_compute_capability"]
 
 
 def _gpu(device_id: int) -> jax.Device:
-    gpus = [d for d in jax.devices() if d.platform in ("gpu", "cuda", "rocm")]
-    if device_id >= len(gpus) or device_id < 0:
-        raise ValueError(f"gpu_memory_info: there is no GPU {device_id} ({len(gpus)} GPU(s) visible to JAX)")
-    return gpus[device_id]
+    """GPU ``device_id``; the framework's device error (naming the call, the GPUs there are and the
+    fix) where the process has no such GPU."""
+    return as_device(gpu(device_id), what="gpu_memory_info")
 
 
 def gpu_memory_info(device_id: int = 0) -> tuple[int, int]:

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as onp
@@ -22,17 +23,23 @@ __all__ = ["SymbolArithmetic", "FLUENT"]
 _NUMBER = (numbers.Number, onp.generic)
 
 
-def _op(name: str, *args: Any, **kwargs: Any) -> Any:
-    from ._opfuncs import internal_op
+# the operator functions (framework/symbol/_opfuncs.py) register themselves here when they are imported
+# (the package imports them): this module sits below them, they build on Symbol, which builds on this
+_BUILDERS: dict[str, Callable[..., Any]] = {}
 
-    return internal_op(name)(*args, **kwargs)
+
+def register_builders(internal_op: Callable[[str], Callable[..., Any]], split_v2: Callable[..., Any]) -> None:
+    """Called once by ``_opfuncs``: how an operator node is made, and ``split_v2``."""
+    _BUILDERS.update(internal_op=internal_op, split_v2=split_v2)
+
+
+def _op(name: str, *args: Any, **kwargs: Any) -> Any:
+    return _BUILDERS["internal_op"](name)(*args, **kwargs)
 
 
 def _binary(sym_op: str, scalar_op: str, rscalar_op: str | None = None, swap: bool = False):
     def method(self, other):
-        from ._symbol import Symbol
-
-        if isinstance(other, Symbol):
+        if isinstance(other, SymbolArithmetic):  # a Symbol
             return _op(sym_op, other, self) if swap else _op(sym_op, self, other)
         if isinstance(other, _NUMBER):
             return _op(rscalar_op if swap and rscalar_op else scalar_op, self, scalar=other)
@@ -106,9 +113,7 @@ for _name in FLUENT:
 
 
 def _split_v2(self, *args: Any, **kwargs: Any) -> Any:
-    from ._opfuncs import split_v2
-
-    return split_v2(self, *args, **kwargs)
+    return _BUILDERS["split_v2"](self, *args, **kwargs)
 
 
 SymbolArithmetic.split_v2 = _split_v2  # type: ignore[attr-defined]

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as onp
 
+from ._arith import register_builders
 from ._node import Entry, SymNode, is_aux_input, visible_outputs
 from ._signatures import SIGNATURES, Signature
 from ._symbol import HIDDEN_KEYS, Symbol, hidden_key
@@ -345,3 +346,6 @@ def split_v2(ary: Symbol, indices_or_sections: int | Sequence[int], axis: int = 
     else:
         raise ValueError("indices_or_sections must either int or tuple of ints")
     return make_op("_split_v2")(ary, indices=indices, axis=axis, squeeze_axis=squeeze_axis, sections=sections)
+
+
+register_builders(internal_op, split_v2)

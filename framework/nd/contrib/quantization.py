@@ -5,7 +5,7 @@
 
 >>> import framework as mx
 >>> q, lo, hi = mx.nd.contrib.quantize_v2(mx.nd.array([-1.0, 0.5, 2.0]))
->>> q.tolist(), mx.nd.contrib.dequantize(q, lo, hi).round(2).tolist()
+>>> q.tolist(), [round(v, 2) for v in mx.nd.contrib.dequantize(q, lo, hi).tolist()]
 ([-64, 32, 127], [-1.0, 0.5, 1.99])
 """
 
