@@ -1,6 +1,7 @@
 """Resumable checkpoints: one file, MXNet's ``.params`` container, written atomically.
 
-A checkpoint holds the training state as named arrays (``param/<name>``, ``opt/<path>``, ``num_update``)
+A checkpoint holds the training state as named arrays (``param/<name>``, ``opt/<path>``, ``num_update``,
+``opt_meta``: the Trainer state file's metadata with its digest)
 and one ``__meta__`` array: UTF-8 JSON with the completed epoch count, the settings fingerprint, the
 framework RNG position, the data-order state, the metrics so far and a SHA-256 digest of every array
 AND of the metadata itself (all of it but the digest field, as canonical JSON). :func:`save` writes a

@@ -157,6 +157,7 @@ class GluonLoop:
         import json
 
         out["num_update"] = onp.asarray(json.loads(bytes(meta).decode())["num_update"], onp.int64)
+        out["opt_meta"] = onp.asarray(meta)  # the Trainer's own metadata, its digest included
         out.update({f"opt/{k}": v for k, v in states.items()})
         return out
 
@@ -174,7 +175,8 @@ class GluonLoop:
         opt = {k[len("opt/"):]: v for k, v in arrays.items() if k.startswith("opt/")}
         meta = {"num_update": int(arrays.get("num_update", 0)), "learning_rate": self.cfg.lr,
                 "optimizer": "SGD"}
-        opt["__meta__"] = onp.frombuffer(json.dumps(meta).encode(), onp.uint8)
+        saved = arrays.get("opt_meta")  # absent from checkpoints written before it was kept
+        opt["__meta__"] = saved if saved is not None else onp.frombuffer(json.dumps(meta).encode(), onp.uint8)
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "trainer.states")
             serialization.save(path, opt)
