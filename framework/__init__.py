@@ -82,6 +82,11 @@ _LAZY = {
     "registry": "framework.registry",
     "runtime": "framework.runtime",
     "engine": "framework.engine",
+    "executor": "framework.executor",
+    "monitor": "framework.monitor",
+    "mon": "framework.monitor",
+    "visualization": "framework.visualization",
+    "viz": "framework.visualization",
 }
 
 #: classes MXNet offers on ``mx`` itself, imported from their modules when first used

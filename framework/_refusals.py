@@ -50,13 +50,12 @@ def refusal_message(module: str, name: str) -> str | None:
     return f"{module}.{name} is not supported: {r.reason}. Instead: {r.instead}"
 
 
-_SYMBOLIC = "the 1.x symbolic Module API (bind, executors, monitors)"
 _refuse("mx", "api libinfo library tvmop",
         "the C API, the C++ library's loader and paths, and TVM operators: JAX's runtime replaces them",
         "jax.print_environment_info(); mx.runtime.Features for build questions")
-_refuse("mx", "executor executor_manager monitor mon", _SYMBOLIC,
-        "gluon Blocks with Trainer (or framework.parallel.DataParallel); mx.callback works with Gluon "
-        "loops; checkpoints with net.export / SymbolBlock.imports")
+_refuse("mx", "executor_manager", "MXNet's pre-Module data-parallel executor manager "
+        "(DataParallelExecutorManager, used by the deprecated FeedForward model)",
+        "mx.mod.Module(sym, context=[devices]) (its DataParallelExecutorGroup splits each batch)")
 _refuse("mx", "ndarray_doc symbol_doc numpy_dispatch_protocol numpy_op_fallback numpy_op_signature",
         "documentation and dispatch internals of MXNet's Python layer",
         "jax.Array implements NumPy's protocols itself")
@@ -65,7 +64,6 @@ _refuse("mx", "onnx", "ONNX export of MXNet symbols", "jax.export (StableHLO) of
 _refuse("mx", "rtc", "CUDA run-time compilation of hand-written kernels",
         "jax.pure_callback, Pallas, or mx.operator.CustomOp")
 _refuse("mx", "th torch", "the Torch plugin (Lua Torch operators)", "plain JAX functions")
-_refuse("mx", "visualization viz", "plotting and summaries of symbol graphs", "net.summary(x)")
 _refuse("mx", "rnn", "the 1.x symbolic RNN cells (mx.rnn.LSTMCell over symbols)", "gluon.rnn")
 
 _refuse("mx.np", "arrayprint fallback fallback_linalg function_base io multiarray stride_tricks utils",
@@ -96,7 +94,7 @@ _refuse("mx.gluon.data.dataloader",
 _refuse("mx.gluon.data.dataloader", "DataLoaderV1 fetcher_loop_v1 worker_loop_v1",
         "MXNet's deprecated first DataLoader", "DataLoader")
 
-_refuse("mx.autograd", "Symbol get_symbol", "the symbol of a recorded graph (MXNet's NNVM graph)",
+_refuse("mx.autograd", "get_symbol", "the symbol of a recorded graph (MXNet's NNVM graph)",
         "jax.make_jaxpr of the pure function (net.functional_call)")
 _refuse("mx.init", "FusedRNN",
         "initializer of MXNet's fused cuDNN RNN parameter blob; framework's RNN layers keep per-gate "
@@ -116,10 +114,6 @@ _refuse("mx.io", "ImageDetRecordIter", "the C++ detection record iterator",
 _refuse("mx.kv", "KVStoreServer kvstore_server",
         "the parameter server's server and scheduler roles (framework has no parameter server)",
         "kv.create('dist_sync') over jax.distributed")
-_refuse("mx.test_utils",
-        "check_symbolic_forward check_symbolic_backward check_speed simple_forward same_symbol_structure",
-        "check a mx.sym graph by binding executors",
-        "check_numeric_gradient(fn, [arrays]), assert_almost_equal of fn(...), jax.grad")
 _refuse("mx.test_utils", "create_sparse_array create_sparse_array_zd rand_sparse_ndarray "
         "shuffle_csr_column_indices", "sparse storage (CSR/row_sparse); JAX arrays are dense",
         "rand_ndarray(shape)")

@@ -27,6 +27,13 @@ from ._test_data import *  # noqa: F403
 from ._test_data import __all__ as _data_all
 from ._test_helpers import *  # noqa: F403
 from ._test_helpers import __all__ as _helpers_all
+from ._test_symbolic import (
+    check_speed,
+    check_symbolic_backward,
+    check_symbolic_forward,
+    same_symbol_structure,
+    simple_forward,
+)
 from ._tolerance import (
     almost_equal,
     assert_allclose,
@@ -47,7 +54,9 @@ __all__ = [
     "get_tols", "get_rtol", "get_atol", "rand_shape_nd", "rand_shape_2d", "rand_shape_3d", "rand_ndarray",
     "default_context", "default_device", "set_default_context", "set_default_device",
     "check_numeric_gradient", "assert_exception", "assert_allclose", "Context", "current_context", "array",
-    "getenv", "setenv", "use_np", "get_cuda_compute_capability", *_helpers_all, *_data_all,
+    "getenv", "setenv", "use_np", "get_cuda_compute_capability", "check_symbolic_forward",
+    "check_symbolic_backward", "simple_forward", "same_symbol_structure", "check_speed", *_helpers_all,
+    *_data_all,
 ]
 
 

@@ -32,7 +32,7 @@ from .variable import Variable, attach_grad
 __all__ = [
     "record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
     "set_training", "backward", "grad", "value_and_grad", "Recorded", "GraphError", "Variable", "attach_grad",
-    "Function", "mark_variables", "NDArray",
+    "Function", "mark_variables", "NDArray", "Symbol",
 ]
 
 #: the array type, which MXNet 1.x's autograd module offers too: ``jax.Array``, as ``mx.nd.NDArray``
@@ -121,3 +121,11 @@ def _grad_of_heads(heads: Any, variables: Any, head_grads: Any, retain_graph: An
         head_grads = [head_grads]
     return tape.gradients(heads, variables, head_grads, retain_graph=bool(retain_graph),
                           create_graph=create_graph)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Symbol":  # MXNet's autograd module imports the Symbol class; imported when first asked for
+        from ..symbol import Symbol
+
+        return Symbol
+    raise AttributeError(f"module 'framework.autograd' has no attribute {name!r}")

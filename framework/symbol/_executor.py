@@ -182,9 +182,19 @@ class Executor:
 
     def _set_outputs(self, outs: Sequence[jax.Array]) -> None:
         self._outputs = list(outs)
-        if self._monitor is not None:
-            for name, v in zip(self._symbol.list_outputs(), self._outputs, strict=True):
-                self._monitor(name, v)
+
+    def _report_internals(self, params: dict[str, jax.Array], key: Any, training: bool) -> None:
+        """Hand the installed monitor callback every operator node's outputs, in graph order (one more
+        compiled forward of the internals, run only while a callback is installed)."""
+        internals = self.__dict__.get("_internals")
+        if internals is None:
+            heads = [h for h in self._symbol.get_internals()._heads if h.node.op != "null"]
+            internals = self.__dict__["_internals"] = Symbol(heads, self._symbol.source)
+        prog = program_of(internals)
+        fn = _compile.jit(("sym_forward", training), lambda: _forward_fn(prog, training), owner=prog)
+        outs, _ = fn(params, key)
+        for name, v in zip(internals.list_outputs(), outs, strict=True):
+            self._monitor(name, v)  # type: ignore[misc]
 
     def _apply_aux(self, new_aux: Mapping[str, jax.Array]) -> None:
         if not self._aux_applied:
@@ -220,6 +230,8 @@ class Executor:
         key = self._key()
         self._outputs = None
         self._aux_applied = False
+        if self._monitor is not None:
+            self._report_internals(params, key, is_train)
         if is_train:
             self._pending = (params, key)
             return LazyOutputs(self)
@@ -280,7 +292,13 @@ class Executor:
 
     # ------------------------------------------------------------------ MXNet's other methods
     def set_monitor_callback(self, callback: Any, monitor_all: bool = False) -> None:
-        """Call ``callback(name, array)`` with every output after each forward."""
+        """Call ``callback(name, array)`` at each forward with the outputs of every operator node
+        (``fc1_output``, ...; MXNet's names, in graph order). Unlike MXNet, the backward's nodes are not
+        reported (gradients are one JAX program) and ``monitor_all`` (each node's inputs too) is refused."""
+        if monitor_all:
+            raise ValueError("set_monitor_callback: monitor_all=True (the inputs of every node) is not "
+                             "supported; with monitor_all=False every node's outputs are reported, and "
+                             "mx.mon.Monitor.toc() adds the arguments and auxiliary states")
         self._monitor = callback
 
     def copy_params_from(self, arg_params: Mapping[str, Any], aux_params: Mapping[str, Any] | None = None,
