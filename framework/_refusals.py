@@ -91,8 +91,9 @@ _refuse("mx.gluon.data.dataloader",
         "reduce_np_ndarray",
         "shared-memory pickling of NDArrays between forked workers; framework's workers are spawned "
         "processes that send NumPy buffers", "DataLoader(num_workers=N)")
-_refuse("mx.gluon.data.dataloader", "DataLoaderV1 fetcher_loop_v1 worker_loop_v1",
-        "MXNet's deprecated first DataLoader", "DataLoader")
+_refuse("mx.gluon.data.dataloader", "fetcher_loop_v1 worker_loop_v1",
+        "the worker and fetcher loops of MXNet's first DataLoader (forked processes sharing NDArrays)",
+        "DataLoaderV1 / DataLoader(num_workers=N)")
 
 _refuse("mx.autograd", "get_symbol", "the symbol of a recorded graph (MXNet's NNVM graph)",
         "jax.make_jaxpr of the pure function (net.functional_call)")
@@ -119,10 +120,6 @@ _refuse("mx.test_utils", "create_sparse_array create_sparse_array_zd rand_sparse
         "rand_ndarray(shape)")
 _refuse("mx.test_utils", "np_symbol", "the symbols of MXNet's numpy graph API",
         "exported graphs: gluon.SymbolBlock.imports")
-_refuse("mx.test_utils", "download_model",
-        "downloads MXNet 1.x Module checkpoints (symbol + params) of its model zoo; framework downloads no "
-        "pretrained model", "put the -symbol.json/.params files in place and load them with "
-        "gluon.SymbolBlock.imports")
 _refuse("mx.test_utils", "get_im2rec_path", "the path of MXNet's tools/im2rec.py script",
         "python -m datasets im2rec PREFIX ROOT (framework's im2rec, run from the repository)")
 _refuse("mx.test_utils", "get_mnist_pkl", "reads a pickled MNIST (loading a pickle runs code)",

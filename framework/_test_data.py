@@ -26,8 +26,52 @@ import numpy as onp
 
 from .runtime import Features
 
-__all__ = ["download", "get_zip_data", "get_bz2_data", "get_cifar10", "discard_stderr", "is_cd_run",
-           "is_aarch64_run", "has_tvm_ops", "is_op_runnable", "Features"]
+__all__ = ["download", "download_model", "get_zip_data", "get_bz2_data", "get_cifar10", "discard_stderr",
+           "is_cd_run", "is_aarch64_run", "has_tvm_ops", "is_op_runnable", "Features"]
+
+
+# MXNet 1.x's pretrained Module checkpoints: name -> (directory under data.mxnet.io/models/, file stem)
+_MODEL_URL = "http://data.mxnet.io/models/"
+_MODELS = {
+    "imagenet1k-inception-bn": ("imagenet/inception-bn/", "Inception-BN", 126),
+    **{f"imagenet1k-resnet-{n}": (f"imagenet/resnet/{n}-layers/", f"resnet-{n}", 0)
+       for n in (18, 34, 50, 101, 152)},
+    **{f"imagenet1k-resnext-{n}": (f"imagenet/resnext/{n}-layers/", f"resnext-{n}", 0) for n in (50, 101)},
+    "imagenet1k-resnext-101-64x4d": ("imagenet/resnext/101-layers/", "resnext-101-64x4d", 0),
+    "imagenet11k-resnet-152": ("imagenet-11k/resnet-152/", "resnet-152", 0),
+    **{f"imagenet11k-place365ch-resnet-{n}": ("imagenet-11k-place365-ch/", f"resnet-{n}", 0)
+       for n in (152, 50)},
+}
+
+
+def download_model(model_name: str, dst_dir: str = "./",
+                   meta_info: dict[str, dict[str, str]] | None = None
+                   ) -> tuple[str | None, int]:
+    """Download a pretrained MXNet Module checkpoint (MXNet's ``test_utils.download_model``): its
+    ``symbol`` and ``params`` URLs (``meta_info[model_name]``, default MXNet's table of ImageNet models
+    on data.mxnet.io) saved as ``dst_dir/<model_name>-symbol.json`` and ``-0000.params``; returns
+    ``(dst_dir/model_name, 0)`` for ``mx.model.load_checkpoint``, or ``(None, 0)`` for a name the table
+    does not have.
+
+    >>> download_model('no-such-model')
+    (None, 0)
+    """
+    if meta_info is None:
+        meta_info = {name: {"symbol": f"{_MODEL_URL}{d}{stem}-symbol.json",
+                            "params": f"{_MODEL_URL}{d}{stem}-{epoch:04d}.params"}
+                     for name, (d, stem, epoch) in _MODELS.items()}
+    if model_name not in meta_info:
+        return None, 0
+    meta = dict(meta_info[model_name])
+    for part in ("symbol", "params"):
+        if part not in meta:
+            raise ValueError(f"download_model: meta_info[{model_name!r}] has no {part!r} URL; give both "
+                             "'symbol' and 'params'.")
+    os.makedirs(dst_dir, exist_ok=True)
+    prefix = os.path.join(dst_dir, model_name)
+    download(meta["symbol"], prefix + "-symbol.json")
+    download(meta["params"], prefix + "-0000.params")
+    return prefix, 0
 
 
 def download(url: str, fname: str | None = None, dirname: str | None = None, overwrite: bool = False,

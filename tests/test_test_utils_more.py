@@ -159,3 +159,32 @@ def test_mnist_helpers_read_local_files(tmp_path, monkeypatch):
     labels = [onp.asarray(b.label[0]).tolist() for b in val]  # shuffled, as MXNet's (MNISTIter's default)
     assert sorted(sum(labels, [])) == [0.0, 1.0, 2.0, 3.0]
     assert sum(1 for _ in train) == 3
+
+
+def test_download_model_fetches_a_checkpoint_that_load_checkpoint_reads(tmp_path, monkeypatch):
+    """MXNet's download_model: the symbol and params URLs saved as <name>-symbol.json / -0000.params
+    (served from 127.0.0.1), loadable by mx.model.load_checkpoint; an unknown name is (None, 0)."""
+    from local_http import LocalServer
+
+    from framework.gluon import _download
+
+    monkeypatch.setattr(_download, "PAUSE", 0.0)
+    net = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=3, name="fc")
+    weights = {"fc_weight": mx.nd.ones((3, 2)), "fc_bias": mx.nd.zeros((3,))}
+    mx.model.save_checkpoint(str(tmp_path / "src"), 7, net, weights, {})
+    server = LocalServer()
+    try:
+        files = {part: (tmp_path / f"src-{suffix}").read_bytes()
+                 for part, suffix in (("symbol", "symbol.json"), ("params", "0007.params"))}
+        info = {"tiny": {"symbol": server.add("m/tiny-symbol.json", files["symbol"]),
+                         "params": server.add("m/tiny-0007.params", files["params"])}}
+        prefix, epoch = mx.test_utils.download_model("tiny", str(tmp_path / "models"), meta_info=info)
+    finally:
+        server.close()
+    assert (prefix, epoch) == (str(tmp_path / "models" / "tiny"), 0)
+    sym, args, aux = mx.model.load_checkpoint(prefix, epoch)
+    assert sym.list_arguments() == ["data", "fc_weight", "fc_bias"] and aux == {}
+    assert args["fc_weight"].tolist() == [[1.0, 1.0]] * 3
+    assert mx.test_utils.download_model("not-in-the-table", str(tmp_path)) == (None, 0)
+    with pytest.raises(ValueError, match="has no 'params' URL"):
+        mx.test_utils.download_model("x", str(tmp_path), meta_info={"x": {"symbol": "http://127.0.0.1:9/s"}})

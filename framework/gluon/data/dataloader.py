@@ -36,7 +36,7 @@ from ._workers import ProcessPool, ThreadPool, UnpicklableDatasetError, pickle_f
 from .batchify import default_batchify_fn, default_mp_batchify_fn
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
-__all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn", "_MultiWorkerIter"]
+__all__ = ["DataLoader", "DataLoaderV1", "default_batchify_fn", "default_mp_batchify_fn", "_MultiWorkerIter"]
 
 
 @functools.cache
@@ -246,3 +246,20 @@ class _PoolIter:
 
     def __del__(self) -> None:
         self.close()
+
+
+class DataLoaderV1(DataLoader):
+    """MXNet 1.x's first DataLoader, kept in 1.9.1 beside :class:`DataLoader`: the same batches from the
+    same arguments, without ``prefetch``, ``thread_pool`` and ``timeout`` (here it runs as DataLoader).
+
+    >>> from framework.gluon.data import ArrayDataset
+    >>> [b.shape for b in DataLoaderV1(ArrayDataset(list(range(5))), batch_size=2, last_batch='discard')]
+    [(2,), (2,)]
+    """
+
+    def __init__(self, dataset: Any, batch_size: int | None = None, shuffle: bool = False,
+                 sampler: Sampler | None = None, last_batch: str | None = None, batch_sampler: Any = None,
+                 batchify_fn: Callable[[list[Any]], Any] | None = None, num_workers: int = 0,
+                 pin_memory: bool = False, pin_device_id: int = 0) -> None:
+        super().__init__(dataset, batch_size, shuffle, sampler, last_batch, batch_sampler, batchify_fn,
+                         num_workers, pin_memory, pin_device_id)

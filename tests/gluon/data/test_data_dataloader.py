@@ -126,3 +126,19 @@ def test_thread_pool_propagates_errors():
     loader = data.DataLoader(data.SimpleDataset([1, 2, 3]).transform(bad), 2, num_workers=2, thread_pool=True)
     with pytest.raises(KeyError, match="broken sample"):
         list(loader)
+
+
+def test_dataloader_v1_gives_dataloaders_batches_and_takes_v1s_arguments_only():
+    import inspect
+
+    from framework.gluon.data import ArrayDataset
+    from framework.gluon.data.dataloader import DataLoader, DataLoaderV1
+
+    data = ArrayDataset(onp.arange(10.0, dtype=onp.float32), onp.arange(10))
+    for kw in ({"batch_size": 3}, {"batch_size": 4, "last_batch": "rollover"},
+               {"batch_size": 3, "num_workers": 2}):
+        v1, now = list(DataLoaderV1(data, **kw)), list(DataLoader(data, **kw))
+        assert [[b.tolist() for b in pair] for pair in v1] == [[b.tolist() for b in pair] for pair in now]
+    assert list(inspect.signature(DataLoaderV1).parameters)[-1] == "pin_device_id"  # MXNet 1.9.1's V1
+    with pytest.raises(TypeError, match="prefetch"):
+        DataLoaderV1(data, batch_size=2, prefetch=2)
