@@ -155,3 +155,19 @@ _refuse("mx.nd.contrib", "dgl_adjacency dgl_csr_neighbor_non_uniform_sample dgl_
 _refuse("mx.nd.contrib", "backward_hawkesll backward_index_copy backward_quadratic",
         "MXNet's internal backward operators, which its nd functions expose without their inputs (a call "
         "fails in MXNet too)", "gradients come from autograd (jax.vjp of the forward)")
+
+
+def missing_reason(dotted: str) -> str:
+    """Why MXNet's ``dotted`` (``mxnet.rtc``, ``mxnet.contrib.onnx``, ``mxnet.io.MXDataIter``) has no
+    counterpart here: its refusal's reason and what to use instead, or a general sentence.
+
+    >>> missing_reason('mxnet.rtc').startswith('mx.rtc is not supported: CUDA run-time compilation')
+    True
+    """
+    parts = dotted.split(".")
+    if parts and parts[0] in ("mxnet", "framework"):
+        parts[0] = "mx"
+    module, _, name = ".".join(parts).rpartition(".")
+    return refusal_message(module, name) or (
+        f"framework has no counterpart of {dotted} (the refused names and their replacements: "
+        "framework/_refusals.py)")

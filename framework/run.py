@@ -31,6 +31,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from . import config
+from ._refusals import missing_reason
 from .port import Report, port_source
 from .port._analysis import _RENAMED, map_module
 from .port.cache import PortCache, Ported, default_location
@@ -90,9 +91,8 @@ def _resolve(path: str, wanted: str) -> types.ModuleType:
         value = getattr(importlib.import_module(parent), name, None) if parent else None
         if isinstance(value, types.ModuleType):
             return value
-    raise ModuleNotFoundError(
-        f"No module named {wanted!r}: framework has no counterpart ({path}). kvstore servers, rtc, "
-        "contrib and io are not ported; keep that code on MXNet.", name=wanted)
+    raise ModuleNotFoundError(f"No module named {wanted!r}: {missing_reason(wanted)}; keep that code on "
+                              "MXNet or rewrite it with framework's np/npx/gluon.", name=wanted)
 
 
 class _AliasLoader(importlib.abc.Loader):

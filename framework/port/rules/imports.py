@@ -10,6 +10,7 @@ from functools import cache
 
 import libcst as cst
 
+from ..._refusals import missing_reason
 from .._analysis import _RENAMED, dotted, map_module
 from ._base import Rule
 
@@ -46,7 +47,6 @@ def _is_mxnet(path: str | None) -> bool:
     return path is not None and (path == "mxnet" or path.startswith("mxnet."))
 
 
-_NO_COUNTERPART = "framework has no counterpart (kvstore servers, rtc, contrib and io are not ported)"
 
 
 def _target_name(module: str, name: str) -> str:
@@ -64,7 +64,7 @@ class ImportsRule(Rule):
                 continue
             mapped = map_module(full)  # type: ignore[arg-type]
             if not _module_exists(mapped):
-                self.unported(original, f"{full}: {_NO_COUNTERPART}",
+                self.unported(original, f"{full}: {missing_reason(full)}",
                               "rebuild it with framework's np/npx/gluon, or keep this part on MXNet")
                 names.append(alias)
                 continue
@@ -91,7 +91,7 @@ class ImportsRule(Rule):
             return updated
         mapped = map_module(full)  # type: ignore[arg-type]
         if not _module_exists(mapped):
-            self.unported(original, f"{full}: {_NO_COUNTERPART}",
+            self.unported(original, f"{full}: {missing_reason(full)}",
                           "rebuild it with framework's np/npx/gluon, or keep this part on MXNet")
             return updated
         new_names = updated.names
@@ -99,7 +99,7 @@ class ImportsRule(Rule):
             missing = [dotted(a.name) or "" for a in updated.names
                        if not _name_exists(mapped, _target_name(mapped, dotted(a.name) or ""))]
             for name in missing:
-                self.unported(original, f"{full}.{name}: {_NO_COUNTERPART}",
+                self.unported(original, f"{full}.{name}: {missing_reason(f'{full}.{name}')}",
                               f"remove `{name}` from this import and rewrite its uses")
             if missing:
                 return updated
