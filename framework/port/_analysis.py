@@ -106,6 +106,14 @@ class ModuleInfo:
         return None
 
 
+# the functions the porter writes for array methods, attributes, subscripts and conversions: a second
+# port must draw from them what the first drew from the forms they replace (the porter is idempotent)
+PORTED_FORMS = frozenset({"asnumpy", "asscalar", "wait_to_read", "as_in_context", "copyto", "copy_into",
+                          "context_of", "device_type", "device_id", "setitem", "getitem", "nd_getitem",
+                          "to_float", "to_int", "attach_grad_attributes"})
+_METHOD_CALLS = {("framework.npx", m) for m in ("asnumpy", "asscalar", "wait_to_read")}
+
+
 class _Collector(cst.CSTVisitor):
     def __init__(self, info: ModuleInfo) -> None:
         self.info = info
@@ -128,7 +136,8 @@ class _Collector(cst.CSTVisitor):
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if node.relative or node.module is None:
             return
-        mod = map_module(dotted(node.module) or "")
+        source = dotted(node.module) or ""
+        mod = map_module(source)
         if mod.split(".")[0] == "framework":
             self.info.imports_mx = True
         if isinstance(node.names, cst.ImportStar):
@@ -136,7 +145,8 @@ class _Collector(cst.CSTVisitor):
         for alias in node.names:
             name = dotted(alias.name) or ""
             bound = alias.asname.name.value if alias.asname is not None else name  # type: ignore[union-attr]
-            self.info.aliases[bound] = map_module(f"{mod}.{name}") if mod.startswith("framework") \
+            # mapped from the path as written (`from mxnet import ndarray as nd` is framework.nd)
+            self.info.aliases[bound] = map_module(f"{source}.{name}") if mod.startswith("framework") \
                 else f"{mod}.{name}"
 
     # ---------------------------------------------------------------- what names hold
@@ -152,6 +162,8 @@ class _Collector(cst.CSTVisitor):
                 return "container"
             path = self.info.resolve(func) or ""
             last = path.rsplit(".", 1)[-1]
+            if path.startswith("framework.npx.") and last in PORTED_FORMS:
+                return None  # says no more than the method, subscript or conversion it was ported from
             if path.startswith("framework") and last in DEVICE_FUNCS:
                 return "device"
             if path.startswith(("framework.nd", "framework.np", "framework.npx")) or \
@@ -174,6 +186,10 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if len(node.args) == 1 and isinstance(node.args[0].value, cst.Name) and \
+                (self.info.resolve(func) or "").rpartition(".")[::2] in _METHOD_CALLS:
+            # `npx.asnumpy(x)`: the ported `x.asnumpy()`, the same evidence that x is an array
+            self.kinds.setdefault(node.args[0].value.value, set()).add("array")
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
                 func.attr.value in ("asnumpy", "asscalar", "attach_grad", "wait_to_read") and not node.args:
             self.kinds.setdefault(func.value.value, set()).add("array")

@@ -11,7 +11,7 @@ from pathlib import Path
 import libcst as cst
 
 from .._files import read_bytes
-from ._analysis import analyse, dotted
+from ._analysis import ModuleInfo, analyse, dotted
 from ._write import collect
 from .report import Report
 from .rules import ORDER
@@ -82,6 +82,35 @@ def _add_imports(module: cst.Module, names: set[str]) -> cst.Module:
     return module.with_changes(body=body)
 
 
+_EXTRA_PASSES = 2
+
+
+def _kinds(info: ModuleInfo) -> tuple[frozenset[str], ...]:
+    """What the analysis says names hold: what the rules decide by."""
+    return tuple(frozenset(getattr(info, f)) for f in ("arrays", "devices", "containers", "foreign",
+                                                         "array_attrs"))
+
+
+def _apply_rules(module: cst.Module, info: ModuleInfo, path: str,
+                 report: Report) -> tuple[cst.Module, list[tuple[str, str]]]:
+    """One pass of every rule in ORDER, then the imports the rewrites need; the code after each step
+    (to name the rule of a failure)."""
+    ctx = PortContext(path=path, info=info, report=report, module=module)
+    steps: list[tuple[str, str]] = []
+    for rule in ORDER:
+        ctx.module = module
+        try:
+            module = cst.MetadataWrapper(module, unsafe_skip_copy=True).visit(rule(ctx))
+        except Exception as e:  # noqa: BLE001  (libcst's CSTValidationError and any rule's bug)
+            raise PortError(path, 0, rule.__name__, f"{type(e).__name__}: {e}") from e
+        steps.append((rule.__name__, module.code))
+    if ctx.needs:
+        report.count("add_import")
+        module = _add_imports(module, ctx.needs)
+        steps.append(("add_import", module.code))
+    return module, steps
+
+
 def port_source(source: str, path: str = "<string>", report: Report | None = None) -> str:
     """Port one module's source; rewrites and unported constructs are added to ``report``.
 
@@ -98,19 +127,22 @@ def port_source(source: str, path: str = "<string>", report: Report | None = Non
     if not info.imports_mx:
         report.skipped.append(path)
         return source
-    ctx = PortContext(path=path, info=info, report=report, module=module)
-    steps: list[tuple[str, str]] = []  # (rule, code after it), kept to name the rule of a failure
-    for rule in ORDER:
-        ctx.module = module
-        try:
-            module = cst.MetadataWrapper(module, unsafe_skip_copy=True).visit(rule(ctx))
-        except Exception as e:  # noqa: BLE001  (libcst's CSTValidationError and any rule's bug)
-            raise PortError(path, 0, rule.__name__, f"{type(e).__name__}: {e}") from e
-        steps.append((rule.__name__, module.code))
-    if ctx.needs:
-        report.count("add_import")
-        module = _add_imports(module, ctx.needs)
-        steps.append(("add_import", module.code))
+    module, steps = _apply_rules(module, info, path, report)
+    # A port is a fixpoint: porting the ported module again changes nothing. Rewrites can change what
+    # the module visibly does with a name (an array method became an nd call), so where the analysis
+    # of the output differs, the rules run again on the output (their counts kept, the unported
+    # constructs reported by the first pass, with the original's lines).
+    for _ in range(_EXTRA_PASSES):
+        again = analyse(module)
+        if _kinds(again) == _kinds(info):
+            break
+        info = again
+        scratch = Report()
+        ported, more = _apply_rules(module, info, path, scratch)
+        if ported.code == module.code:
+            break
+        report.counts.update(scratch.counts)
+        module, steps = ported, steps + more
     out = module.code
     if out != source:
         _check_compiles(source, out, path, steps)

@@ -142,6 +142,17 @@ class ArraysRule(Rule):
         self._scopes: list[_Scope] = []
         self._class_depth = 0
         self._made: set[int] = set()
+        self._written: set[int] = set()  # `a[i]` of `a[i][j] = v`: the array written into, not a read
+
+    def visit_Subscript(self, node: cst.Subscript) -> bool:
+        try:
+            store = self.get_metadata(ExpressionContextProvider, node) in (ExpressionContext.STORE,
+                                                                           ExpressionContext.DEL)
+        except KeyError:
+            store = False
+        if (store or id(node) in self._written) and isinstance(node.value, cst.Subscript):
+            self._written.add(id(node.value))
+        return True
 
     # ---------------------------------------------------------------- what is an array
     def _is_nd_call(self, func: cst.BaseExpression, scope: _Scope) -> bool:
@@ -315,7 +326,8 @@ class ArraysRule(Rule):
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
         """A read of an NDArray with no slice among its index parts -> ``npx.nd_getitem(x, index)``: an
         NDArray has at least one axis, so ``x[0, j]`` of a matrix has shape ``(1,)`` (JAX's is 0-d)."""
-        if self._np_mode or not self._scopes or any(isinstance(el.slice, cst.Slice) for el in updated.slice):
+        if self._np_mode or not self._scopes or any(isinstance(el.slice, cst.Slice) for el in updated.slice) \
+                or id(original) in self._written:
             return updated
         try:
             if self.get_metadata(ExpressionContextProvider, original) != ExpressionContext.LOAD:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .._analysis import PORTED_FORMS
 from ._base import Rule
 
 __all__ = ["SetitemRule"]
@@ -72,8 +73,10 @@ class _Made(cst.CSTVisitor):
             return False
         if isinstance(value.func, cst.Attribute) and value.func.attr.value in _MAKERS:
             return True
-        return (self.info.resolve(value.func) or "").startswith(("framework.np.", "framework.nd.",
-                                                                   "framework.npx."))
+        path = self.info.resolve(value.func) or ""
+        if path.startswith("framework.npx.") and path.rpartition(".")[2] in PORTED_FORMS:
+            return False  # what the porter wrote (`x = npx.setitem(x, ...)`) is no new evidence
+        return path.startswith(("framework.np.", "framework.nd.", "framework.npx."))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
@@ -121,12 +124,23 @@ class SetitemRule(Rule):
         if index is None:
             return None
         self.count("setitem")
-        call = self.call("npx", "setitem", target.value, index, value)
+        outer = target.value
+        nested = isinstance(outer, cst.Subscript) and self._wanted(outer) and _index_expr(outer) is not None
+        if nested:  # `a[i][j] = v`: the read of a[i] written as a call (the arrays rule leaves it alone)
+            outer_index = _index_expr(outer)  # type: ignore[arg-type]
+            read = self.call("npx", "getitem", outer.value, outer_index)  # type: ignore[attr-defined]
+            call = self.call("npx", "setitem", read, index, value)
+        else:
+            call = self.call("npx", "setitem", target.value, index, value)
         if isinstance(target.value, cst.Call) and _data_call(target.value):
             owner = target.value.func.value  # type: ignore[attr-defined]
             setter = cst.Call(func=cst.Attribute(value=owner, attr=cst.Name("set_data")),
                               args=[cst.Arg(call)])
             return cst.Expr(setter, semicolon=semicolon)
+        if nested:
+            # `a[i][j] = v` -> `a[i] = setitem(a[i], j, v)`, itself an assignment into `a` the rule
+            # rewrites: done here, so that porting the ported text changes nothing
+            return self._rewrite(outer, call, semicolon)  # type: ignore[arg-type]
         return cst.Assign(targets=[cst.AssignTarget(target.value)], value=call, semicolon=semicolon)
 
     def _unpacking(self, original: cst.Assign, updated: cst.Assign):
