@@ -1,4 +1,5 @@
-"""``mxnet.contrib``: what libraries written for MXNet 1.x import from it (:mod:`~framework.contrib.amp`).
+"""``mxnet.contrib``: what libraries written for MXNet 1.x import from it (:mod:`~framework.contrib.amp`,
+:mod:`~framework.contrib.io`).
 
 >>> from framework.contrib import amp
 >>> amp.init()
@@ -6,6 +7,6 @@
 
 from __future__ import annotations
 
-from . import amp, text
+from . import amp, io, text
 
-__all__ = ["amp", "text"]
+__all__ = ["amp", "io", "text"]
