@@ -172,12 +172,19 @@ SwapAxis = swapaxes
 
 @nd_op
 def concat(*data: jax.Array, dim: int = 1, num_args: int | None = None) -> jax.Array:
-    """Join arrays along ``dim`` (default 1, as in MXNet 1.x)."""
+    """Join arrays along ``dim`` (default 1, as in MXNet 1.x). A 0-d array joins as shape ``(1,)``:
+    MXNet 1.x arrays have at least one axis (the elements of ``*x`` or ``for v in x`` over a 1-d
+    NDArray are ``(1,)``-shaped there, 0-d in JAX).
+
+    >>> import jax.numpy as jnp
+    >>> concat(jnp.array([1.0]), *jnp.array([2.0, 3.0]), dim=0).tolist()
+    [1.0, 2.0, 3.0]
+    """
     if not data:
         raise ValueError("nd.concat: needs at least one array")
     if num_args is not None and num_args != len(data):
         raise ValueError(f"nd.concat: num_args={num_args} but {len(data)} arrays were given")
-    return jnp.concatenate(data, axis=dim)
+    return jnp.concatenate([jnp.reshape(d, (1,)) if jnp.ndim(d) == 0 else d for d in data], axis=dim)
 
 
 Concat = concat

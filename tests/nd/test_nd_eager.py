@@ -100,3 +100,11 @@ def _spd(n: int) -> jax.Array:
 def test_check_grads(fn):
     a = jnp.asarray(onp.random.RandomState(2).rand(3, 3), jnp.float32) * 0.5
     check_grads(fn, (a,), order=1, modes=("rev",), atol=5e-2, rtol=5e-2, eps=1e-2)
+
+
+def test_concat_takes_the_elements_of_a_1d_array_as_mxnet_1x_does():
+    """MXNet 1.9.1: ``nd.concat(nd.array([1]), *nd.array([2, 3]), dim=0)`` is [1, 2, 3] (iterating a 1-d
+    NDArray gives (1,)-shaped elements there; JAX's are 0-d)."""
+    from framework import nd
+
+    assert nd.concat(nd.array([1.0]), *nd.array([2.0, 3.0]), dim=0).tolist() == [1.0, 2.0, 3.0]
