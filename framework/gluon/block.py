@@ -142,6 +142,16 @@ class Block(StrictKwargs):
     _transient = False  # a helper block around others' Parameters (does not rename them)
     _compiled_leaf = False  # built-in layers set True: compiled layer by layer when not hybridized
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # a user's subclass of a built-in layer or loss with its own forward/hybrid_forward is the user's
+        # code: it runs as Python until hybridized, as in MXNet (its Python branches on values, the
+        # Parameters it is handed as arguments), not as the built-in's compiled call
+        if cls._compiled_leaf and "_compiled_leaf" not in cls.__dict__ and \
+                not cls.__module__.startswith("framework.") and \
+                ("forward" in cls.__dict__ or "hybrid_forward" in cls.__dict__):
+            cls._compiled_leaf = False
+
     def __init__(self, prefix: str | None = None, params: Any = None, **kwargs: Any) -> None:
         if kwargs:  # a subclass passed on what Block does not take: Python's TypeError, with the names
             check_kwargs(f"{type(self).__name__}: Block.__init__()", kwargs, ("prefix", "params"))

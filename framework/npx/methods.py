@@ -66,8 +66,9 @@ def _value(x: Any) -> Any:
 
 
 def asnumpy(x: Any) -> onp.ndarray:
-    """``x.asnumpy()``: a NumPy copy on the host (waits for the value)."""
-    return onp.asarray(_value(x))
+    """``x.asnumpy()``: a NumPy copy on the host (waits for the value), writable as MXNet's is (a view
+    of a ``jax.Array``'s buffer would be read-only)."""
+    return onp.array(_value(x))
 
 
 def asscalar(x: Any) -> Any:

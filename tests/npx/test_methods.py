@@ -23,6 +23,20 @@ def test_asnumpy_asscalar_item():
     assert npx.asscalar(y) == 20.0
 
 
+def test_asnumpy_is_a_writable_copy():
+    # MXNet 1.9.1: n = nd.arange(4).reshape((2, 2)).asnumpy(); n[0, 0] = 9 writes n (flags.writeable is
+    # True) and leaves the NDArray [[0, 1], [2, 3]]
+    x = np.arange(4.0).reshape(2, 2)
+    n = npx.asnumpy(x)
+    n[0, 0] = 9
+    assert n.flags.writeable and n.tolist() == [[9.0, 1.0], [2.0, 3.0]]
+    assert x.tolist() == [[0.0, 1.0], [2.0, 3.0]]
+    v = autograd.attach_grad(np.ones(2))
+    m = npx.asnumpy(v)
+    m[0] = 5
+    assert npx.asnumpy(v).tolist() == [1.0, 1.0]
+
+
 def test_wait_to_read_returns_none():
     assert npx.wait_to_read(np.ones(2)) is None
     assert npx.wait_to_read(autograd.attach_grad(np.ones(2))) is None

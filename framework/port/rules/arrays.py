@@ -11,7 +11,7 @@ module's ``nd``.
 
 Which values are MXNet arrays, per function and without data flow beyond names: the arguments of a
 class's ``hybrid_forward`` (after ``F``) and ``forward`` (those without a literal non-None default);
-results of ``F.*`` and ``mx.nd.*`` calls; indexing, arithmetic and routed methods of those; a call of
+results of ``F.*`` and ``mx.nd.*`` calls; the elements of ``gluon.utils.split_and_load``'s list; indexing, arithmetic and routed methods of those; a call of
 ``self.<attr>(...)`` or of a name (a child Block, a helper) with an array argument; loop variables over
 them; and names bound to such values (unless also bound to something visibly not an array). Nested
 functions see their enclosing function's arrays.
@@ -66,6 +66,8 @@ _DROP_KEYWORDS = {"flatten": {"inplace"}, "squeeze": {"inplace"}}
 # methods whose result is an array too (besides the routed ones)
 _ARRAY_RESULT = ROUTED | {"astype", "copy", "as_in_context", "as_in_ctx", "copyto", "data", "T"}
 _NP_MODE = ("framework.np", "framework.npx")
+# gluon functions that return a list of NDArrays (MXNet 1.x): iterating or indexing one gives NDArrays
+_ARRAY_LISTS = {"framework.gluon.utils.split_and_load", "framework.gluon.utils.split_data"}
 
 
 @dataclass
@@ -189,6 +191,8 @@ class ArraysRule(Rule):
                 return True
             if self._np_mode:
                 return False  # NumPy mode: a Block's arguments and what they give are NumPy arrays
+            if (self.info.resolve(func) or "") in _ARRAY_LISTS:
+                return True  # a list of NDArrays: its elements and loop variables over it are arrays
             if isinstance(func, cst.Attribute):
                 if func.attr.value in _ARRAY_RESULT and self._is_array(func.value, scope):
                     return True
