@@ -13,8 +13,8 @@ Which values are MXNet arrays, per function and without data flow beyond names: 
 class's ``hybrid_forward`` (after ``F``) and ``forward`` (those without a literal non-None default);
 results of ``F.*`` and ``mx.nd.*`` calls; the elements of ``gluon.utils.split_and_load``'s list;
 indexing, arithmetic and routed methods of those; a call of ``self.<attr>(...)`` or of a name (a child
-Block, a helper) with an array argument; loop variables over them; and names bound to such values (unless also bound to something visibly not an array). Nested
-functions see their enclosing function's arrays.
+Block, a helper) with an array argument; loop variables over them; and names bound to such values
+(unless also bound to something visibly not an array). Nested functions see their enclosing function's arrays.
 
 In a module in NumPy mode (it imports ``mxnet.numpy``/``numpy_extension`` or calls ``set_np``) the arrays
 a Block receives have NumPy's semantics, which ``jax.Array`` already has: there only the results of
