@@ -65,7 +65,7 @@ def _lookup(shared: Any) -> dict[str, Parameter]:
 
 def assign(block: Any, prefix: str | None, params: Any) -> None:
     """Give ``block`` its 1.x prefix and parameter lookup (called by ``Block.__init__``)."""
-    hint = type(block).__name__.lower()
+    hint = getattr(type(block), "_alias_1x", None) or type(block).__name__.lower()  # MXNet's _alias()
     explicit = prefix is not None or params is not None
     stack = _stack()
     parent = stack[-1] if stack else None

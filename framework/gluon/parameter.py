@@ -549,6 +549,21 @@ class ParameterDict(dict):
                 )
         return out
 
+    def save(self, filename: str, strip_prefix: str = "") -> None:
+        """MXNet 1.x: write each Parameter under its 1.x name less ``strip_prefix``."""
+        from . import persist
+
+        persist.save_dict(self, filename, strip_prefix)
+
+    def load(self, filename: str, ctx: Any = None, allow_missing: bool = False, ignore_extra: bool = False,
+             restore_prefix: str = "", cast_dtype: bool = False, dtype_source: str = "current") -> None:
+        """MXNet 1.x: load a ``.params`` file into these Parameters (names in the file get
+        ``restore_prefix`` prepended), as ``Block.load_parameters`` matches them."""
+        from . import persist
+
+        persist.load_into(self, filename, ctx, allow_missing, ignore_extra, cast_dtype, dtype_source,
+                          restore_prefix)
+
     def select(self, pattern: str) -> ParameterDict:
         regex = re.compile(pattern)
         return ParameterDict((k, v) for k, v in self.items() if regex.match(k))

@@ -24,7 +24,7 @@ import numpy as onp
 from .. import serialization
 from .parameter import ParameterDict
 
-__all__ = ["save_parameters", "load_parameters", "export"]
+__all__ = ["save_parameters", "load_parameters", "load_into", "save_dict", "export"]
 
 
 def _brief(names: Any, limit: int = 8) -> str:
@@ -97,11 +97,44 @@ def load_parameters(block: Any, filename: str | os.PathLike, ctx: Any = None, al
                     ignore_extra: bool = False, cast_dtype: bool = False,
                     dtype_source: str = "current") -> None:
     """Load a ``.params`` file into ``block`` (MXNet's rules and messages)."""
+    load_into(block.collect_params(), filename, ctx, allow_missing, ignore_extra, cast_dtype, dtype_source)
+
+
+def _name_1x(key: str, param: Any) -> str:
+    return getattr(param, "_legacy_name", None) or key
+
+
+def save_dict(params: ParameterDict, filename: str | os.PathLike, strip_prefix: str = "") -> None:
+    """MXNet 1.x's ``ParameterDict.save``: each Parameter once under its 1.x name (``net0_dense0_weight``)
+    less ``strip_prefix``, in the legacy container MXNet 1.x's ``nd.load`` reads."""
+    arrays = {}
+    for key, p in params._unique():
+        name = _name_1x(key, p)
+        if not name.startswith(strip_prefix):
+            raise ValueError(f"ParameterDict.save: strip_prefix is '{strip_prefix}' but Parameter '{name}' "
+                             "does not start with it; pass the prefix all the names share (or '').")
+        arrays[name[len(strip_prefix):]] = onp.asarray(p._check_initialized()[next(iter(p._data))])
+    legacy = all(a.ndim > 0 for a in arrays.values())
+    serialization.save(filename, arrays, format="nd" if legacy else "np")
+
+
+def load_into(params: ParameterDict, filename: str | os.PathLike, ctx: Any = None,
+              allow_missing: bool = False,
+              ignore_extra: bool = False, cast_dtype: bool = False, dtype_source: str = "current",
+              restore_prefix: str = "") -> None:
+    """Load a ``.params`` file into the Parameters of ``params`` (``load_parameters`` and 1.x's
+    ``ParameterDict.load``, which prepends ``restore_prefix`` to the names in the file)."""
     filename = os.fspath(filename)
     loaded = serialization.load_numpy(filename)
     if isinstance(loaded, list):
         raise ValueError(f"{filename}: holds an unnamed list of arrays, not named parameters.")
-    params = block.collect_params()
+    if restore_prefix:
+        for key, p in params.items():
+            if not _name_1x(key, p).startswith(restore_prefix):
+                raise ValueError(f"restore_prefix is '{restore_prefix}' but Parameter '{_name_1x(key, p)}' "
+                                 "does not start with it.")
+        loaded = {restore_prefix + (k[4:] if k.startswith(("arg:", "aux:")) else k): v
+                  for k, v in loaded.items()}
     if not loaded and not params:
         return
     # Structural names ('0.weight'; a single layer's 'weight') match directly; only a file none of whose

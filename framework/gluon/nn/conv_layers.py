@@ -44,6 +44,7 @@ class _Conv(HybridBlock):
     """Shared implementation of the convolution layers (private)."""
 
     _compiled_leaf = True
+    _alias_1x = "conv"  # its MXNet 1.x prefix: conv0_, conv1_, ...
     _nd = 2
     _transpose = False
 

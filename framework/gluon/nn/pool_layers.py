@@ -32,6 +32,7 @@ class _Pooling(HybridBlock):
     """Shared implementation of the pooling layers (private)."""
 
     _compiled_leaf = True
+    _alias_1x = "pool"  # its MXNet 1.x prefix: pool0_, pool1_, ...
     _nd = 2
     _pool_type = "max"
     _global = False
