@@ -22,6 +22,8 @@ ALLOWED = {
     "framework.nd": {"framework.operator"},
     # Symbol's methods (infer_shape, bind, simple_bind) hand over to the modules built on Symbol, when called
     "framework.symbol._symbol": {"framework.symbol._infer", "framework.symbol._executor"},
+    # ParameterDict.save/load (MXNet 1.x) hand over to the parameter files module, built on ParameterDict
+    "framework.gluon.parameter": {"framework.gluon.persist"},
 }
 
 

@@ -38,6 +38,7 @@ __all__ = ["Session", "MultiHostError", "join", "parse_address", "EXIT_MULTIHOST
 EXIT_MULTIHOST = 6
 LOST_AFTER = 10.0  # seconds without a heartbeat before a peer counts as lost
 _PREFIX = "framework/train"
+_PEER_EXIT_S = 1.0  # process 0 outlives a failed peer's "I stop" by this much
 
 
 class MultiHostError(RuntimeError):
@@ -196,6 +197,9 @@ class Session:
             while time.monotonic() < deadline:
                 if all(self._try_get(self._key("failed", r)) is not None
                        or self._try_get(self._key("done", r)) is not None for r in range(1, self.n)):
+                    # a peer ends right after saying so; its JAX client aborts it if the service goes
+                    # first (it polls errors in a C++ thread): give its exit that moment
+                    time.sleep(_PEER_EXIT_S)
                     return
                 time.sleep(0.1)
         except Exception:  # noqa: BLE001,S110 -- the store is gone: nobody left to wait for
