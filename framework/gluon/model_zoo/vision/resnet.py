@@ -18,7 +18,7 @@ from typing import Any
 
 import jax
 
-from ....npx import activations as _act
+from .... import npx  # recordable: a block runs imperatively, on recorded values, until hybridized
 from ... import nn
 from ...block import HybridBlock
 from ._common import finish
@@ -87,7 +87,7 @@ class BasicBlockV1(HybridBlock):
 
     def forward(self, x: jax.Array) -> jax.Array:
         residual = self.downsample(x) if self.downsample is not None else x
-        return _act.relu(self.body(x) + residual)
+        return npx.relu(self.body(x) + residual)
 
 
 class BottleneckV1(HybridBlock):
@@ -125,7 +125,7 @@ class BottleneckV1(HybridBlock):
 
     def forward(self, x: jax.Array) -> jax.Array:
         residual = self.downsample(x) if self.downsample is not None else x
-        return _act.relu(self.body(x) + residual)
+        return npx.relu(self.body(x) + residual)
 
 
 class BasicBlockV2(HybridBlock):
@@ -151,11 +151,11 @@ class BasicBlockV2(HybridBlock):
 
     def forward(self, x: jax.Array) -> jax.Array:
         residual = x
-        x = _act.relu(self.bn1(x))
+        x = npx.relu(self.bn1(x))
         if self.downsample is not None:
             residual = self.downsample(x)
         x = self.conv1(x)
-        x = self.conv2(_act.relu(self.bn2(x)))
+        x = self.conv2(npx.relu(self.bn2(x)))
         return x + residual
 
 
@@ -185,12 +185,12 @@ class BottleneckV2(HybridBlock):
 
     def forward(self, x: jax.Array) -> jax.Array:
         residual = x
-        x = _act.relu(self.bn1(x))
+        x = npx.relu(self.bn1(x))
         if self.downsample is not None:
             residual = self.downsample(x)
         x = self.conv1(x)
-        x = self.conv2(_act.relu(self.bn2(x)))
-        x = self.conv3(_act.relu(self.bn3(x)))
+        x = self.conv2(npx.relu(self.bn2(x)))
+        x = self.conv3(npx.relu(self.bn3(x)))
         return x + residual
 
 
