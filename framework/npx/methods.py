@@ -34,7 +34,7 @@ from ..np._indexing import is_framework_array, normalize_index
 
 __all__ = [
     "asnumpy", "asscalar", "item", "wait_to_read", "copyto", "copy_into", "as_in_context", "context_of",
-    "device_type", "device_id", "setitem", "NDArray",
+    "device_type", "device_id", "setitem", "detach", "NDArray",
 ]
 
 
@@ -89,6 +89,22 @@ def asscalar(x: Any) -> Any:
 def item(x: Any) -> Any:
     """``x.item()`` (``asscalar``'s MXNet 2.0 name)."""
     return asscalar(x)
+
+
+def detach(x: Any) -> Any:
+    """``x.detach()``: the value cut off the recorded graph, as MXNet's (a new array with no history: a
+    backward through it neither reaches nor frees what made ``x``); a plain array is returned as is.
+
+    >>> from framework import autograd, np, npx
+    >>> x = autograd.attach_grad(np.ones(2))
+    >>> with autograd.record():
+    ...     y = npx.detach(x * 2)
+    >>> type(y).__name__, y.tolist()
+    ('ArrayImpl', [2.0, 2.0])
+    """
+    if isinstance(x, (Recorded, Variable)):
+        return x.detach()
+    return x
 
 
 def wait_to_read(x: Any) -> None:

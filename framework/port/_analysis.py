@@ -110,7 +110,7 @@ class ModuleInfo:
 # port must draw from them what the first drew from the forms they replace (the porter is idempotent)
 PORTED_FORMS = frozenset({"asnumpy", "asscalar", "wait_to_read", "as_in_context", "copyto", "copy_into",
                           "context_of", "device_type", "device_id", "setitem", "getitem", "nd_getitem",
-                          "to_float", "to_int", "attach_grad_attributes"})
+                          "to_float", "to_int", "attach_grad_attributes", "detach"})
 _METHOD_CALLS = {("framework.npx", m) for m in ("asnumpy", "asscalar", "wait_to_read")}
 
 

@@ -125,3 +125,23 @@ def test_ndarray_isinstance():
     assert issubclass(jax.Array, npx.NDArray)
     with pytest.raises(TypeError, match="isinstance checks only"):
         npx.NDArray()
+
+
+def test_detach_cuts_the_value_off_the_graph_as_mxnet():
+    """A GAN step (MXNet's dc_gan): D trained on ``fake.detach()``, then G through ``fake`` recorded in
+    the earlier block. MXNet 1.9.1 gives G's weight gradient 48.0 everywhere (ones init, as here): the
+    first backward neither reached nor freed what made ``fake``."""
+    from framework import autograd, gluon, init, nd, npx
+
+    g, d = gluon.nn.Dense(3), gluon.nn.Dense(1)
+    g.initialize(init.One())
+    d.initialize(init.One())
+    with autograd.record():
+        fake = g(nd.ones((2, 4)))
+        err_d = (d(npx.detach(fake)) ** 2).sum()
+    err_d.backward()
+    with autograd.record():
+        err_g = (d(fake) ** 2).sum()
+    err_g.backward()
+    assert npx.asnumpy(g.weight.grad()).tolist() == [[48.0] * 4] * 3
+    assert npx.detach(nd.ones(2)).tolist() == [1.0, 1.0]

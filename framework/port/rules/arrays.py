@@ -61,6 +61,7 @@ ROUTED = frozenset({
     "space_to_depth", "split", "sqrt", "square", "squeeze", "sum", "swapaxes", "take", "tan", "tanh",
     "tile", "topk", "transpose", "trunc", "zeros_like", "detach",
 })
+# `x.detach()` is npx.detach(x) (a value cut off the graph, as MXNet's); in hybrid_forward F.stop_gradient
 _RENAME = {"detach": "stop_gradient"}
 _DROP_KEYWORDS = {"flatten": {"inplace"}, "squeeze": {"inplace"}}
 # methods whose result is an array too (besides the routed ones)
@@ -308,6 +309,12 @@ class ArraysRule(Rule):
             return updated
         if any(a.star for a in updated.args):
             return updated
+        if method == "detach" and not scope.f_name and not updated.args:
+            self.count("array_method")
+            new_detach = self.call("npx", "detach", func.value).with_changes(lpar=updated.lpar,
+                                                                             rpar=updated.rpar)
+            self._made.add(id(new_detach))
+            return new_detach
         ns: cst.BaseExpression = cst.Name(scope.f_name) if scope.f_name else self.ns("nd")
         dropped = _DROP_KEYWORDS.get(method, ())
         args = [a for a in updated.args if not (a.keyword is not None and a.keyword.value in dropped)]
