@@ -93,7 +93,8 @@ def item(x: Any) -> Any:
 
 def detach(x: Any) -> Any:
     """``x.detach()``: the value cut off the recorded graph, as MXNet's (a new array with no history: a
-    backward through it neither reaches nor frees what made ``x``); a plain array is returned as is.
+    backward through it neither reaches nor frees what made ``x``); a plain array is returned as is, and
+    any other object's own ``detach()`` is called (the porter writes this for receivers it cannot type).
 
     >>> from framework import autograd, np, npx
     >>> x = autograd.attach_grad(np.ones(2))
@@ -104,7 +105,9 @@ def detach(x: Any) -> Any:
     """
     if isinstance(x, (Recorded, Variable)):
         return x.detach()
-    return x
+    if isinstance(x, jax.Array):
+        return x
+    return x.detach()  # not an array: its own method (an AttributeError names its type if it has none)
 
 
 def wait_to_read(x: Any) -> None:

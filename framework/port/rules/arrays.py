@@ -303,18 +303,19 @@ class ArraysRule(Rule):
         if method not in ROUTED or not self._scopes:
             return updated
         scope = self._scopes[-1]
+        if method == "detach" and not scope.f_name and not updated.args and not self._np_mode:
+            # right whatever the receiver holds: npx.detach calls a non-array's own detach()
+            self.count("array_method")
+            new_detach = self.call("npx", "detach", func.value).with_changes(lpar=updated.lpar,
+                                                                             rpar=updated.rpar)
+            self._made.add(id(new_detach))
+            return new_detach
         if not self._is_array(func.value, scope):
             if not self._np_mode:
                 self._report_undecided(original, method)
             return updated
         if any(a.star for a in updated.args):
             return updated
-        if method == "detach" and not scope.f_name and not updated.args:
-            self.count("array_method")
-            new_detach = self.call("npx", "detach", func.value).with_changes(lpar=updated.lpar,
-                                                                             rpar=updated.rpar)
-            self._made.add(id(new_detach))
-            return new_detach
         ns: cst.BaseExpression = cst.Name(scope.f_name) if scope.f_name else self.ns("nd")
         dropped = _DROP_KEYWORDS.get(method, ())
         args = [a for a in updated.args if not (a.keyword is not None and a.keyword.value in dropped)]
