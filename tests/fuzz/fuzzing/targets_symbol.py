@@ -134,11 +134,13 @@ def _located(err: BaseException, path: str) -> bool:
 def _warm() -> None:
     import tempfile
 
-    for k, name in enumerate(_NAMES):  # each template once: the operators' first dispatches are slow
-        path = Path(tempfile.gettempdir()) / f"fuzz-warm-{name}-symbol.json"
-        path.write_text(json.dumps(TEMPLATES[k]))
-        _load(str(path))
-        path.unlink()
+    # each template once: the operators' first dispatches are slow. In a directory of this process's
+    # own: workers start at the same time (a shared name was unlinked under another worker's feet)
+    with tempfile.TemporaryDirectory(prefix="fuzz-warm-") as tmp:
+        for k, name in enumerate(_NAMES):
+            path = Path(tmp) / f"{name}-symbol.json"
+            path.write_text(json.dumps(TEMPLATES[k]))
+            _load(str(path))
 
 
 TARGET = Target("symbol", "-symbol.json", _generate, _load, (ValueError,), _check, structured=_structured,
