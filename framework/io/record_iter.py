@@ -26,6 +26,7 @@ import concurrent.futures
 import io
 import math
 import os
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -88,6 +89,7 @@ class _Records:
     """The records of a ``.rec`` file: by key through its ``.idx``, else read once into memory."""
 
     def __init__(self, rec: str, idx: str | None) -> None:
+        self._lock = threading.Lock()  # the decode threads share one file handle: a seek, then a read
         if idx:
             self._r = _recordio.MXIndexedRecordIO(idx, rec, "r")
             self.keys = list(self._r.keys)
@@ -102,7 +104,10 @@ class _Records:
         return len(self.keys)
 
     def get(self, i: int) -> bytes:
-        return self._mem[i] if self._mem is not None else self._r.read_idx(self.keys[i])
+        if self._mem is not None:
+            return self._mem[i]
+        with self._lock:
+            return self._r.read_idx(self.keys[i])
 
 
 class ImageRecordIter(DataIter):
