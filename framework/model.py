@@ -22,7 +22,8 @@ import numpy as onp
 from . import serialization
 from .callback import BatchEndParam
 
-__all__ = ["save_checkpoint", "load_checkpoint", "load_params", "BatchEndParam"]
+__all__ = ["save_checkpoint", "load_checkpoint", "load_params", "save_params_file", "load_params_file",
+           "BatchEndParam"]
 
 
 def save_checkpoint(prefix: str, epoch: int, symbol: Any, arg_params: dict, aux_params: dict,
@@ -31,10 +32,8 @@ def save_checkpoint(prefix: str, epoch: int, symbol: Any, arg_params: dict, aux_
     files (its JSON text, its legacy NDArray container), written atomically."""
     if symbol is not None:
         symbol.save(f"{prefix}-symbol.json", remove_amp_cast=remove_amp_cast)
-    arrays = {f"arg:{k}": _host(v) for k, v in arg_params.items()}
-    arrays.update({f"aux:{k}": _host(v) for k, v in (aux_params or {}).items()})
     param_name = f"{prefix}-{epoch:04d}.params"
-    serialization.save(param_name, arrays, format="nd")
+    save_params_file(param_name, arg_params, aux_params)
     logging.info('Saved checkpoint to "%s"', param_name)
 
 
@@ -44,9 +43,17 @@ def _host(v: Any) -> onp.ndarray:
     return onp.asarray(v)
 
 
-def load_params(prefix: str, epoch: int) -> tuple[dict, dict]:
-    """``(arg_params, aux_params)`` of ``prefix-%04d.params``."""
-    fname = f"{prefix}-{epoch:04d}.params"
+def save_params_file(fname: str, arg_params: dict, aux_params: dict | None) -> None:
+    """Write ``arg_params`` and ``aux_params`` to ``fname`` as ``arg:<name>``/``aux:<name>`` arrays in
+    MXNet's NDArray container (the ``.params`` of a checkpoint or of ``Module.save_params``)."""
+    arrays = {f"arg:{k}": _host(v) for k, v in arg_params.items()}
+    arrays.update({f"aux:{k}": _host(v) for k, v in (aux_params or {}).items()})
+    serialization.save(fname, arrays, format="nd")
+
+
+def load_params_file(fname: str) -> tuple[dict, dict]:
+    """``(arg_params, aux_params)`` of a ``.params`` file of ``arg:<name>``/``aux:<name>`` arrays; any
+    other key, or an unnamed list of arrays, is refused naming the file."""
     loaded = serialization.load(fname)
     if isinstance(loaded, list):
         if loaded:
@@ -55,14 +62,16 @@ def load_params(prefix: str, epoch: int) -> tuple[dict, dict]:
     arg, aux = {}, {}
     for k, v in loaded.items():
         kind, _, name = k.partition(":")
-        if kind == "arg":
-            arg[name] = v
-        elif kind == "aux":
-            aux[name] = v
-        else:
-            raise ValueError(f"{fname}: key {k!r} is neither arg:<name> nor aux:<name> (not a checkpoint "
-                             "written by save_checkpoint)")
+        if kind not in ("arg", "aux"):
+            raise ValueError(f"{fname}: key {k!r} is neither arg:<name> nor aux:<name> (not a file of "
+                             "save_checkpoint or Module.save_params)")
+        (arg if kind == "arg" else aux)[name] = v
     return arg, aux
+
+
+def load_params(prefix: str, epoch: int) -> tuple[dict, dict]:
+    """``(arg_params, aux_params)`` of ``prefix-%04d.params``."""
+    return load_params_file(f"{prefix}-{epoch:04d}.params")
 
 
 def load_checkpoint(prefix: str, epoch: int) -> tuple[Any, dict, dict]:

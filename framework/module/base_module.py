@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
-from .. import serialization
+from .. import model
 from ..callback import BatchEndParam
 from ..io import DataBatch, DataDesc, DataIter
 
@@ -249,25 +249,11 @@ class BaseModule:
     def save_params(self, fname: str | os.PathLike) -> None:
         """Write ``arg:``/``aux:`` parameters in MXNet's .params format."""
         arg, aux = self.get_params()
-        arrays = {f"arg:{k}": v for k, v in arg.items()}
-        arrays.update({f"aux:{k}": v for k, v in aux.items()})
-        serialization.save(os.fspath(fname), arrays, format="nd")
+        model.save_params_file(os.fspath(fname), arg, aux)
 
     def load_params(self, fname: str | os.PathLike) -> None:
         """Read what :meth:`save_params` (or MXNet) wrote and :meth:`set_params` it."""
-        loaded = serialization.load(os.fspath(fname))
-        if not isinstance(loaded, dict):
-            raise ValueError(f"{fname}: holds an unnamed list of arrays, not arg:/aux: parameters")
-        arg, aux = {}, {}
-        for k, v in loaded.items():
-            kind, _, name = k.partition(":")
-            if kind == "arg":
-                arg[name] = v
-            elif kind == "aux":
-                aux[name] = v
-            else:
-                raise ValueError(f"{fname}: invalid param file key {k!r} (expected arg:<name> or aux:<name>)")
-        self.set_params(arg, aux)
+        self.set_params(*model.load_params_file(os.fspath(fname)))
 
     def set_params(self, arg_params: dict, aux_params: dict, allow_missing: bool = False,
                    force_init: bool = True, allow_extra: bool = False) -> None:

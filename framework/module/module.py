@@ -198,7 +198,9 @@ class Module(BaseModule):
                                                            key=_random.next_key()), cpu)
                 else:
                     out[name] = jax.device_put(arr, cpu)
-        self._arg_params, self._aux_params = new_arg, new_aux
+        # MXNet draws in sorted order but keeps (and saves) the parameters in the symbol's order
+        self._arg_params = {name: new_arg[name] for name in self._param_names}
+        self._aux_params = {name: new_aux[name] for name in self._aux_names}
         self.params_initialized = True
         self._params_dirty = False
         self._exec_group.set_params(self._arg_params, self._aux_params, allow_extra=allow_extra)

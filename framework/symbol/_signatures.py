@@ -9,25 +9,10 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from ._signature import Signature
+from ._signature import compact as _s
 
 __all__ = ["Signature", "SIGNATURES"]
-
-
-class Signature(NamedTuple):
-    """``op``: the operator written into graphs; ``inputs``/``params``: names in MXNet's order;
-    ``var``: the attribute counting variadic inputs ('' when the inputs are fixed, '*' when variadic
-    inputs are not counted by an attribute)."""
-
-    op: str
-    inputs: tuple[str, ...]
-    params: tuple[str, ...]
-    var: str
-
-
-def _s(op: str, inputs: str, params: str, var: str = "") -> Signature:
-    return Signature(op, tuple(inputs.split()), tuple(params.split()), var)
-
 
 SIGNATURES: dict[str, Signature] = {
     'Activation': _s('Activation', 'data', 'act_type'),

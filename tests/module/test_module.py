@@ -155,3 +155,19 @@ def data_root_of(data):
         if _files.find_file(d, "t10k-labels-idx1-ubyte.gz"):
             return d
     raise AssertionError("no Fashion-MNIST directory")
+
+
+def test_save_params_and_load_params_round_trip_and_refuse_foreign_keys(tmp_path):
+    sym, arg, aux = mx.model.load_checkpoint(str(REF / "module_lenet"), 1)
+    mod = mx.mod.Module(sym, context=mx.cpu())
+    mod.bind([("data", (BATCH, 1, 28, 28))], [("softmax_label", (BATCH,))], for_training=False)
+    mod.load_params(str(REF / "module_lenet-0001.params"))  # MXNet's own file
+    out = tmp_path / "mod.params"
+    mod.save_params(str(out))
+    assert out.read_bytes() == (REF / "module_lenet-0001.params").read_bytes()
+    got_arg, got_aux = mod.get_params()
+    assert sorted(got_arg) == sorted(arg) and sorted(got_aux) == sorted(aux)
+    foreign = tmp_path / "foreign.params"
+    mx.nd.save(str(foreign), {"weight": mx.nd.zeros((2,))})
+    with pytest.raises(ValueError, match=r"foreign\.params: key 'weight' is neither arg:<name> nor aux:"):
+        mod.load_params(str(foreign))
