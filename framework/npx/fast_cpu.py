@@ -37,9 +37,10 @@ from jax import lax
 from jax.typing import DTypeLike
 
 from .. import config
+from .activations import activation as _activation
 
 __all__ = [
-    "enabled", "conv2d", "max_pool2d", "conv2d_maxpool2d",
+    "enabled", "conv2d", "max_pool2d", "conv2d_maxpool2d", "MONOTONE_ACTIVATIONS",
     "supports_conv2d", "supports_max_pool2d", "supports_conv2d_maxpool2d", "block_width",
 ]
 
@@ -67,6 +68,17 @@ _MAX_PIECES = 48
 # input channels, or 64 output channels, XLA's convolution is as fast or faster; notes/speed.md).
 _MAX_IN_CHANNELS = 6
 _MAX_OUT_CHANNELS = 32
+# Fused with a max pooling (conv2d_maxpool2d), a kernel of at least 5x5 pays with more channels: the
+# GEMM is pooled in place and only a quarter of the output is transposed (a symbolic LeNet's 20 -> 50
+# channel 5x5 layer at batch 64: 0.37x XLA's convolution + pooling, forward and backward; 3x3 kernels
+# with 16-64 channels lose as often as they win; notes/speed.md).
+_FUSED_WIDE_KERNEL = 25
+_FUSED_MAX_IN_CHANNELS = 32
+_FUSED_MAX_OUT_CHANNELS = 128
+
+# Activations that never decrease: they commute with a maximum, so conv2d_maxpool2d applies them after
+# pooling (a quarter of the element-wise work for 2x2 pools).
+MONOTONE_ACTIVATIONS = ("relu", "sigmoid", "tanh", "softrelu", "softsign", "log_sigmoid")
 
 
 def _pair(name: str, value: IntPair) -> tuple[int, int]:
@@ -152,27 +164,36 @@ def supports_conv2d(
     >>> supports_conv2d((256, 1, 28, 28), (6, 1, 5, 5)), supports_conv2d((8, 256, 14, 14), (256, 256, 3, 3))
     (True, False)
     """
+    if not _valid(x_shape, w_shape, stride, pad, dilation, groups, dtype):
+        return False
+    stride, dilation, pad = _pair("stride", stride), _pair("dilation", dilation), _padding(pad)
+    ho, wo, bw, nb, win = _geometry(x_shape, w_shape, stride, pad, dilation, None)
+    return ho >= 1 and wo >= 1 and _worth_it(x_shape, w_shape, ho, nb, win)
+
+
+def _valid(x_shape, w_shape, stride, pad, dilation, groups, dtype) -> bool:
+    """Whether the banded GEMM computes this convolution at all (4-D float data, consistent groups,
+    positive strides and dilations, non-negative padding)."""
     try:
         stride, dilation, pad = _pair("stride", stride), _pair("dilation", dilation), _padding(pad)
     except (TypeError, ValueError):
         return False
     if len(x_shape) != 4 or len(w_shape) != 4 or not jnp.issubdtype(dtype, jnp.floating):
         return False
-    n, c, h, w = x_shape
-    o, cg, kh, kw = w_shape
+    c, o, cg = x_shape[1], w_shape[0], w_shape[1]
     if groups < 1 or c % groups or o % groups or cg * groups != c or min(stride + dilation) < 1:
         return False
-    if min(pad[0] + pad[1]) < 0 or min(x_shape) < 1 or min(w_shape) < 1:
-        return False
-    ho, wo, bw, nb, win = _geometry(x_shape, w_shape, stride, pad, dilation, None)
-    return ho >= 1 and wo >= 1 and _worth_it(x_shape, w_shape, ho, nb, win)
+    return min(pad[0] + pad[1]) >= 0 and min(x_shape) >= 1 and min(w_shape) >= 1
 
 
-def _worth_it(x_shape, w_shape, rows, nb, win) -> bool:
-    """The speed rule of the supports_* predicates (see supports_conv2d)."""
+def _worth_it(x_shape, w_shape, rows, nb, win, fused: bool = False) -> bool:
+    """The speed rule of the supports_* predicates (see supports_conv2d; ``fused``: with a pooling)."""
     n, c = x_shape[:2]
     o, cg, kh, kw = w_shape
-    if c > _MAX_IN_CHANNELS or o > _MAX_OUT_CHANNELS:
+    if fused and kh * kw >= _FUSED_WIDE_KERNEL:
+        if c > _FUSED_MAX_IN_CHANNELS or o > _FUSED_MAX_OUT_CHANNELS:
+            return False
+    elif c > _MAX_IN_CHANNELS or o > _MAX_OUT_CHANNELS:
         return False
     waste = (c * win) / (cg * kw)
     return (waste <= _MAX_BAND_WASTE and nb * kh <= _MAX_PIECES
@@ -464,20 +485,24 @@ def supports_conv2d_maxpool2d(
     dtype: DTypeLike = jnp.float32,
 ) -> bool:
     """Whether :func:`conv2d_maxpool2d` handles this convolution + pooling and is expected to be fast
-    (the rule of :func:`supports_conv2d`, and at least one pooled output cell).
+    (the rule of :func:`supports_conv2d` on the fused geometry, more channels for kernels of 5x5 or
+    more, and at least one pooled output cell).
 
     >>> supports_conv2d_maxpool2d((256, 1, 28, 28), (6, 1, 5, 5))
     True
+    >>> x, w = (64, 20, 12, 12), (50, 20, 5, 5)
+    >>> supports_conv2d_maxpool2d(x, w), supports_conv2d(x, w)
+    (True, False)
     """
     try:
         pool = _pair("pool", pool)
-        if not supports_conv2d(x_shape, w_shape, stride, pad, dilation, groups, dtype) or min(pool) < 1:
-            return False
-        stride, dilation, pad = _pair("stride", stride), _pair("dilation", dilation), _padding(pad)
     except (TypeError, ValueError):
         return False
+    if min(pool) < 1 or not _valid(x_shape, w_shape, stride, pad, dilation, groups, dtype):
+        return False
+    stride, dilation, pad = _pair("stride", stride), _pair("dilation", dilation), _padding(pad)
     hp, wp, bw, nb, win = _fused_geometry(x_shape, w_shape, stride, pad, dilation, pool, None)
-    return hp >= 1 and wp >= 1 and _worth_it(x_shape, w_shape, hp * pool[0], nb, win)
+    return hp >= 1 and wp >= 1 and _worth_it(x_shape, w_shape, hp * pool[0], nb, win, fused=True)
 
 
 def conv2d_maxpool2d(
@@ -501,17 +526,18 @@ def conv2d_maxpool2d(
     activation (``max(relu(z + b)) == relu(max(z) + b)``: 1/4 of the elementwise work for 2x2 pools),
     and only the pooled result is transposed to NCHW. Values and gradients equal the separate lax ops
     within float32 rounding (ties go to the first maximum, as in ``lax.reduce_window``).
-    ``activation`` is None or 'relu' (the monotone activations that commute with max exactly).
+    ``activation`` is None or one of :data:`MONOTONE_ACTIVATIONS` (non-decreasing, so they commute with
+    the maximum: ``max(tanh(z)) == tanh(max(z))``).
 
     >>> import jax.numpy as jnp
     >>> conv2d_maxpool2d(jnp.ones((1, 1, 6, 6)), -jnp.ones((2, 1, 3, 3)), jnp.array([10.0, 8.0]),
     ...                  activation='relu').tolist()
     [[[[1.0, 1.0], [1.0, 1.0]], [[0.0, 0.0], [0.0, 0.0]]]]
     """
-    if activation not in (None, "relu"):
+    if activation is not None and activation not in MONOTONE_ACTIVATIONS:
         raise ValueError(
-            f"fast_cpu.conv2d_maxpool2d: activation={activation!r} is not supported; use None or 'relu' "
-            f"(or call conv2d, the activation and max_pool2d separately)"
+            f"fast_cpu.conv2d_maxpool2d: activation={activation!r} is not supported; use None or one of "
+            f"{MONOTONE_ACTIVATIONS} (or call conv2d, the activation and max_pool2d separately)"
         )
     stride, dilation, pad = _pair("stride", stride), _pair("dilation", dilation), _padding(pad)
     pool = _pair("pool", pool)
@@ -531,7 +557,7 @@ def conv2d_maxpool2d(
     y = _tiled_max(y.reshape(n, hp, ph, nb, pw, o, bw // pw), (2, 4))  # (n, hp, nb, o, bw // pw)
     if b is not None:
         y = y + b.astype(y.dtype).reshape(1, 1, 1, o, 1)
-    if activation == "relu":
-        y = jax.nn.relu(y)
+    if activation is not None:
+        y = _activation(y, act_type=activation)
     y = jnp.transpose(y, (0, 3, 1, 2, 4)).reshape(n, o, hp, nb * (bw // pw))
     return y[..., :wp] if nb * (bw // pw) != wp else y

@@ -3,7 +3,8 @@
 ``Program(graph, input_names)`` checks every operator against the table at construction (an unknown
 one is an error naming it, its node and the supported list) and classifies the variables into inputs,
 trained arguments and auxiliary states (those fed to an operator's aux slots: BatchNorm's running
-statistics). ``program(params, inputs, training=..., key=...)`` returns ``(outputs, new_aux)``.
+statistics). ``program(params, inputs, training=..., key=...)`` returns ``(outputs, new_aux)``. On the
+CPU, Convolution -> Activation -> max Pooling chains run as one kernel (:mod:`._fuse`).
 
 Nothing of an imported graph runs before it is validated. At construction every node is checked against
 the operator table's contract (:mod:`._schema`: arity, and the type and domain of each attribute). Before
@@ -35,6 +36,7 @@ import jax
 
 from ._abstract import check_abstract
 from ._attrs import Attrs
+from ._fuse import find_chains, run_chain
 from ._graph import Graph, SymbolFileError
 from ._ops import OPS, Call, LazyZeros, num_outputs, supported_ops
 from ._schema import check_node
@@ -102,6 +104,7 @@ class Program:
             raise ValueError(f"{source}: input name(s) {missing} are not variables of the graph; its "
                              f"variables are {names}")
         self.input_names = input_names
+        self.chains = find_chains(graph, self.attrs)
         self.var_node = {nodes[v].name: v for v in variables}
         self.aux_names = [nodes[v].name for v in variables if v in aux_nodes and nodes[v].name not in
                           input_names]
@@ -137,15 +140,22 @@ class Program:
             check_abstract(self, values, training, key)
             self._checked.add(signature)
         updates: dict[str, Any] = {}
+        fused: set[int | None] = set()
         for nid in self.order:
             n = nodes[nid]
-            if n.op == "null":
+            if n.op == "null" or nid in fused:
                 continue
             xs = [values[src][idx] for src, idx in n.inputs]
             for k, x in enumerate(xs):
                 if isinstance(x, LazyZeros) and n.op not in ("RNN", "_npx_rnn"):
                     raise ValueError(f"{self.source}: node {nid} ({n.name!r}) reads a zeros array of "
                                      f"unknown shape {x.shape} at input {k}")
+            chain = self.chains.get(nid)
+            pooled = None if chain is None else run_chain(chain, xs, self.attrs, self.graph)
+            if pooled is not None:  # the chain's activation and pooling are computed with it
+                values[chain.pool] = pooled
+                fused.update((chain.act, chain.pool))
+                continue
             call = Call(training, None if key is None else jax.random.fold_in(key, nid))
             out = OPS[n.op].fn(call, xs, self.attrs[nid])
             values[nid] = tuple(out) if isinstance(out, (tuple, list)) else (out,)

@@ -1,8 +1,9 @@
 """The Conv2D + MaxPool2D rewrite: a registered pass of the compile layer for arrays on the CPU.
 
-Where a container runs a ``Conv2D`` (no activation or ReLU) directly followed by a ``MaxPool2D`` whose
-stride equals its window, XLA:CPU computes the pair much faster as ``fast_cpu.conv2d_maxpool2d``: one
-banded GEMM per convolution, pooled before the bias and ReLU (``max(relu(z + b)) == relu(max(z) + b)``),
+Where a container runs a ``Conv2D`` (no activation, or one that never decreases: ReLU, sigmoid, tanh,
+...) directly followed by a ``MaxPool2D`` whose stride equals its window, XLA:CPU computes the pair much
+faster as ``fast_cpu.conv2d_maxpool2d``: one banded GEMM per convolution, pooled before the bias and the
+activation (``max(relu(z + b)) == relu(max(z) + b)``),
 about 2x the two layers one after the other (notes/speed.md), with the same values and gradients within
 float32 rounding. The pass (:func:`match`) leaves the container's children as the user added them: it
 only plans how a sequence runs, through a :class:`ConvPool` stand-in over the two layers' own
@@ -51,7 +52,8 @@ def pairable(conv: Block, pool: Block) -> bool:
         return False  # hooks must see both layers
     act = None if conv.act is None else conv.act._act_type
     k = pool._kwargs
-    return (conv._layout == "NCHW" and act in (None, "relu") and k["layout"] == "NCHW"
+    monotone = act is None or act in fast_cpu.MONOTONE_ACTIVATIONS
+    return (conv._layout == "NCHW" and monotone and k["layout"] == "NCHW"
             and k["stride"] == k["kernel"] and k["pad"] == (0, 0) and k["pooling_convention"] == "valid")
 
 

@@ -115,3 +115,35 @@ def test_rewrite_follows_the_platform_and_optimize_for_names_it():
     assert net._rewrite_backends == ("conv_pool",)
     with pytest.raises(ValueError, match=r"backend=.TensorRT. is not a registered rewrite.*conv_pool"):
         net.optimize_for(np.ones((1, 1, 8, 8)), backend="TensorRT")
+
+
+@pytest.mark.parametrize("act", ["tanh", "sigmoid", "softrelu"])
+def test_monotone_activations_fuse_with_the_same_values_and_gradients(act):
+    def run(fast):
+        config.set(fast_cpu=fast)
+        net = nn.HybridSequential()
+        net.add(nn.Conv2D(8, 5, activation=act, in_channels=3), nn.MaxPool2D(2, 2))
+        net.initialize(init="xavier")
+        for p in net.collect_params().values():
+            p.set_data(np.array(onp.random.default_rng(1).standard_normal(p.shape).astype("float32") * 0.2))
+        x = np.array(onp.random.default_rng(2).standard_normal((4, 3, 14, 14)).astype("float32"))
+        with autograd.record():
+            y = net(x)
+        y.backward()
+        return (onp.asarray(y), [onp.asarray(p.grad()) for p in net.collect_params().values()],
+                _compile.rewrite_listing(net))
+
+    y0, g0, listed0 = run(False)
+    y1, g1, listed1 = run(True)
+    assert listed0 == [] and listed1 == [("conv_pool", "cpu", (0, 1))]
+    onp.testing.assert_allclose(y1, y0, rtol=1e-5, atol=1e-6)
+    for a, b in zip(g1, g0, strict=True):
+        onp.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_a_non_monotone_activation_is_not_fused():
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(4, 3, activation="mish", in_channels=1), nn.MaxPool2D(2, 2))
+    net.initialize()
+    net(np.ones((2, 1, 10, 10)))
+    assert _compile.rewrite_listing(net) == []  # max(mish(z)) != mish(max(z))
