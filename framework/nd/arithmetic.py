@@ -8,6 +8,8 @@ comparisons returning 1/0 in the input's dtype (as MXNet 1.x does), unary math, 
 [0.0, 1.0]
 >>> nd.dot(jnp.ones((3, 2)), jnp.ones((3, 4)), transpose_a=True).shape
 (2, 4)
+>>> nd.broadcast_div(jnp.array([7, -7]), jnp.array([2])).tolist()
+[3, -3]
 """
 
 from __future__ import annotations
@@ -27,9 +29,22 @@ __all__: list[str] = [
 ]
 
 
+def _operands(lhs: Any, rhs: Any) -> tuple[jax.Array, jax.Array]:
+    """Both operands as arrays; a Python number beside an array takes the array's type (MXNet 1.x's
+    scalar operators: ``int32 array / 2.5`` divides by 2)."""
+    scalar = (int, float)
+    if isinstance(lhs, scalar) and not isinstance(rhs, scalar):
+        b = as_array(rhs)
+        return jnp.asarray(lhs).astype(b.dtype), b
+    if isinstance(rhs, scalar) and not isinstance(lhs, scalar):
+        a = as_array(lhs)
+        return a, jnp.asarray(rhs).astype(a.dtype)
+    return as_array(lhs), as_array(rhs)
+
+
 def _binary(name: str, fn: Callable[[Any, Any], Any], *, boolean: bool = False) -> Callable:
     def op(lhs: Any, rhs: Any) -> jax.Array:
-        a, b = as_array(lhs), as_array(rhs)
+        a, b = _operands(lhs, rhs)
         out = fn(a, b)
         if boolean:  # MXNet 1.x: comparisons give 1/0 in the operands' dtype
             dtype = jnp.result_type(a, b)
@@ -41,9 +56,19 @@ def _binary(name: str, fn: Callable[[Any, Any], Any], *, boolean: bool = False) 
     return nd_op(op)
 
 
+def _divide(a: jax.Array, b: jax.Array) -> jax.Array:
+    """MXNet 1.x's division: integer operands give the integer quotient rounded toward zero, in their
+    type (``broadcast_div(int64 [7, -7], [2]) == [3, -3]``); otherwise true division."""
+    dtype = jnp.result_type(a, b)
+    if jnp.issubdtype(dtype, jnp.integer):
+        a, b = jnp.broadcast_arrays(jnp.asarray(a, dtype), jnp.asarray(b, dtype))
+        return lax.div(a, b)
+    return jnp.divide(a, b)
+
+
 _BINARY: dict[str, tuple[Callable, bool]] = {
     "add": (jnp.add, False), "subtract": (jnp.subtract, False), "multiply": (jnp.multiply, False),
-    "divide": (jnp.divide, False), "modulo": (jnp.mod, False), "power": (jnp.power, False),
+    "divide": (_divide, False), "modulo": (jnp.mod, False), "power": (jnp.power, False),
     "maximum": (jnp.maximum, False), "minimum": (jnp.minimum, False), "hypot": (jnp.hypot, False),
     "equal": (jnp.equal, True), "not_equal": (jnp.not_equal, True), "greater": (jnp.greater, True),
     "greater_equal": (jnp.greater_equal, True), "lesser": (jnp.less, True),

@@ -116,14 +116,19 @@ def _no_stype(op: str, kwargs: dict[str, Any]) -> None:
 
 
 @nd_op
-def zeros_like(data: jax.Array) -> jax.Array:
-    """Zeros shaped and typed like ``data``."""
+def zeros_like(data: jax.Array, dtype: Any = None) -> jax.Array:
+    """Zeros shaped and typed like ``data``. ``dtype`` is accepted and, as by MXNet 1.9.1's operator,
+    not applied (GluonCV passes it); cast the result (``nd.cast``) for another type.
+
+    >>> zeros_like(jnp.ones((2,), 'int32'), dtype='int64').dtype
+    dtype('int32')
+    """
     return jnp.zeros_like(data)
 
 
 @nd_op
-def ones_like(data: jax.Array) -> jax.Array:
-    """Ones shaped and typed like ``data``."""
+def ones_like(data: jax.Array, dtype: Any = None) -> jax.Array:
+    """Ones shaped and typed like ``data`` (``dtype`` accepted and not applied, as by MXNet 1.9.1)."""
     return jnp.ones_like(data)
 
 

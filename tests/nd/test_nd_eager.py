@@ -108,3 +108,24 @@ def test_concat_takes_the_elements_of_a_1d_array_as_mxnet_1x_does():
     from framework import nd
 
     assert nd.concat(nd.array([1.0]), *nd.array([2.0, 3.0]), dim=0).tolist() == [1.0, 2.0, 3.0]
+
+
+def test_zeros_like_and_ones_like_take_dtype_and_keep_the_datas_type_as_mxnet_1x_does():
+    # MXNet 1.9.1: nd.zeros_like(int32 array, dtype='int64').dtype is int32 (GluonCV's CenterNet passes it)
+    x = nd.ones((1, 4), dtype="int32")
+    for fn, value in ((nd.zeros_like, 0), (nd.ones_like, 1)):
+        y = fn(x, dtype="int64")
+        assert y.dtype == jnp.int32 and onp.asarray(y).tolist() == [[value] * 4]
+
+
+def test_integer_division_and_scalars_follow_mxnet_1x():
+    # MXNet 1.9.1: broadcast_div/elemwise_div/divide of integer arrays truncate toward zero in their
+    # type, a Python number beside an array takes the array's type (7 / 2.5 divides by 2), mod floors
+    a = nd.array([7, 8, -7], dtype="int32")
+    assert nd.broadcast_div(a, nd.array([2], dtype="int32")).tolist() == [3, 4, -3]
+    assert nd.elemwise_div(a, nd.array([2, 2, 2], dtype="int32")).tolist() == [3, 4, -3]
+    for scalar in (2, 2.5):
+        out = nd.divide(a, scalar)
+        assert out.dtype == jnp.int32 and out.tolist() == [3, 4, -3]
+    assert nd.modulo(a, 2).tolist() == [1, 0, 1]
+    assert nd.broadcast_div(nd.array([7.0]), nd.array([2.0])).tolist() == [3.5]  # floats: true division

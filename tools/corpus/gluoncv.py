@@ -246,13 +246,13 @@ def main(argv: list[str] | None = None) -> int:
         n_built += built
         n_fwd += fwd
         match, err, why = False, float("nan"), ""
-        if m in verdicts:
+        if m in verdicts:  # decided in an earlier run (its arrays may have been pruned)
             match, err, why = verdicts[m]["match"], verdicts[m]["err"], verdicts[m]["why"]
         elif ref_ok and fwd:
             match, err, why = compare(m, out, r.get("outputs", 0), o.get("outputs", 0), args.tol)
-            if match:
-                matched.append(m)
-                errors.append(err)
+        if match:
+            matched.append(m)
+            errors.append(err)
         note = why or o.get("error", "") or ("" if ref_ok else "MXNet: " + r.get("error", "not run"))
         rows.append([m, "ok" if ref_ok else "fail", "yes" if built else "no", "yes" if fwd else "no",
                      "yes" if match else "no", f"{err:.1e}" if err == err else "-",
