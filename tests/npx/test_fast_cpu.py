@@ -10,7 +10,7 @@ from jax import lax
 from jax.test_util import check_grads
 
 from framework import npx
-from framework.npx import fast_cpu
+from framework.npx import fast_cpu, fast_cpu_pool
 
 RTOL = 2e-5  # float32: the banded GEMM sums in another order than XLA's convolution
 
@@ -27,7 +27,7 @@ def _ref_pool(x, kernel, stride, pad, ceil_mode):
     kernel = fast_cpu._pair("kernel", kernel)
     stride = kernel if stride is None else fast_cpu._pair("stride", stride)
     pad = fast_cpu._padding(pad)
-    _, needed = fast_cpu._pool_geometry(x.shape, kernel, stride, pad, ceil_mode)
+    _, needed = fast_cpu_pool._pool_geometry(x.shape, kernel, stride, pad, ceil_mode)
     pads = tuple((lo, max(hi, p[1])) for (lo, hi), p in zip(needed, pad, strict=True))
     return lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, *kernel), (1, 1, *stride), ((0, 0), (0, 0), *pads))
 
