@@ -220,9 +220,10 @@ SliceChannel = split
 
 
 @nd_op
-def tile(data: jax.Array, reps: Sequence[int]) -> jax.Array:
-    """Repeat the whole array ``reps`` times per axis (NumPy's tile)."""
-    return jnp.tile(data, tuple(reps))
+def tile(data: jax.Array, reps: int | Sequence[int]) -> jax.Array:
+    """Repeat the whole array ``reps`` times per axis (NumPy's tile; an int repeats the last axis, as
+    MXNet 1.9.1 accepts: ``tile(ones((2, 2)), reps=3).shape == (2, 6)``)."""
+    return jnp.tile(data, (int(reps),) if isinstance(reps, int) else tuple(reps))
 
 
 @nd_op

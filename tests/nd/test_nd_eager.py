@@ -129,3 +129,10 @@ def test_integer_division_and_scalars_follow_mxnet_1x():
         assert out.dtype == jnp.int32 and out.tolist() == [3, 4, -3]
     assert nd.modulo(a, 2).tolist() == [1, 0, 1]
     assert nd.broadcast_div(nd.array([7.0]), nd.array([2.0])).tolist() == [3.5]  # floats: true division
+
+
+def test_tile_takes_an_int_as_mxnet_1x_does():
+    # MXNet 1.9.1: tile(arange(3), reps=2) == [0, 1, 2, 0, 1, 2]; tile(ones((2, 2)), reps=3).shape == (2, 6)
+    assert nd.tile(nd.arange(3), reps=2).tolist() == [0.0, 1.0, 2.0, 0.0, 1.0, 2.0]
+    assert nd.tile(nd.ones((2, 2)), reps=3).shape == (2, 6)
+    assert nd.tile(nd.arange(3), reps=1).tolist() == [0.0, 1.0, 2.0]
