@@ -141,26 +141,27 @@ def supports_conv2d(
     >>> supports_conv2d((256, 1, 28, 28), (6, 1, 5, 5)), supports_conv2d((8, 256, 14, 14), (256, 256, 3, 3))
     (True, False)
     """
-    if not _valid(x_shape, w_shape, stride, pad, dilation, groups, dtype):
+    args = _valid(x_shape, w_shape, stride, pad, dilation, groups, dtype)
+    if args is None:
         return False
-    stride, dilation, pad = _pair("stride", stride), _pair("dilation", dilation), _padding(pad)
-    ho, wo, bw, nb, win = _geometry(x_shape, w_shape, stride, pad, dilation, None)
+    ho, wo, bw, nb, win = _geometry(x_shape, w_shape, *args, None)
     return ho >= 1 and wo >= 1 and _worth_it(x_shape, w_shape, ho, nb, win)
 
 
-def _valid(x_shape, w_shape, stride, pad, dilation, groups, dtype) -> bool:
-    """Whether the banded GEMM computes this convolution at all (4-D float data, consistent groups,
-    positive strides and dilations, non-negative padding)."""
+def _valid(x_shape, w_shape, stride, pad, dilation, groups, dtype) -> tuple | None:
+    """``(stride, pad, dilation)`` as pairs when the banded GEMM computes this convolution at all (4-D
+    float data, consistent groups, positive strides and dilations, non-negative padding), else None."""
     try:
         stride, dilation, pad = _pair("stride", stride), _pair("dilation", dilation), _padding(pad)
     except (TypeError, ValueError):
-        return False
+        return None
     if len(x_shape) != 4 or len(w_shape) != 4 or not jnp.issubdtype(dtype, jnp.floating):
-        return False
+        return None
     c, o, cg = x_shape[1], w_shape[0], w_shape[1]
     if groups < 1 or c % groups or o % groups or cg * groups != c or min(stride + dilation) < 1:
-        return False
-    return min(pad[0] + pad[1]) >= 0 and min(x_shape) >= 1 and min(w_shape) >= 1
+        return None
+    ok = min(pad[0] + pad[1]) >= 0 and min(x_shape) >= 1 and min(w_shape) >= 1
+    return (stride, pad, dilation) if ok else None
 
 
 def _worth_it(x_shape, w_shape, rows, nb, win, fused: bool = False) -> bool:
@@ -322,10 +323,10 @@ def supports_conv2d_maxpool2d(
         pool = _pair("pool", pool)
     except (TypeError, ValueError):
         return False
-    if min(pool) < 1 or not _valid(x_shape, w_shape, stride, pad, dilation, groups, dtype):
+    args = _valid(x_shape, w_shape, stride, pad, dilation, groups, dtype)
+    if min(pool) < 1 or args is None:
         return False
-    stride, dilation, pad = _pair("stride", stride), _pair("dilation", dilation), _padding(pad)
-    hp, wp, bw, nb, win = _fused_geometry(x_shape, w_shape, stride, pad, dilation, pool, None)
+    hp, wp, bw, nb, win = _fused_geometry(x_shape, w_shape, *args, pool, None)
     return hp >= 1 and wp >= 1 and _worth_it(x_shape, w_shape, hp * pool[0], nb, win, fused=True)
 
 

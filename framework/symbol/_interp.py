@@ -151,7 +151,7 @@ class Program:
                     raise ValueError(f"{self.source}: node {nid} ({n.name!r}) reads a zeros array of "
                                      f"unknown shape {x.shape} at input {k}")
             chain = self.chains.get(nid)
-            pooled = None if chain is None else run_chain(chain, xs, self.attrs, self.graph)
+            pooled = None if chain is None else run_chain(chain, xs, self.attrs)
             if pooled is not None:  # the chain's activation and pooling are computed with it
                 values[chain.pool] = pooled
                 fused.update((chain.act, chain.pool))

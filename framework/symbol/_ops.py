@@ -71,10 +71,15 @@ def _pool_outputs(a: Attrs) -> int:
     return 2 if 1 <= len(kernel) <= 3 and a.str("layout", "None") in ("None", "NCW", "NCHW", "NCDHW") else 1
 
 
+def pooling_outputs(a: Attrs, out: jax.Array) -> tuple[jax.Array, ...]:
+    """A Pooling node's outputs for its pooled array ``out``: with MXNet's hidden, empty workspace where
+    the node has one (:func:`_pool_outputs`)."""
+    return (out, jnp.zeros((0,), out.dtype)) if _pool_outputs(a) == 2 else (out,)
+
+
 @register("Pooling", "_npx_pooling", "Pooling_v1", outputs=_pool_outputs)
 def _pooling(c, xs, a):
-    out = _pool_1(c, xs, a)
-    return (out, jnp.zeros((0,), out.dtype)) if _pool_outputs(a) == 2 else out
+    return pooling_outputs(a, _pool_1(c, xs, a))
 
 
 def _pool_1(c, xs, a):
