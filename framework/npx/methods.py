@@ -103,11 +103,9 @@ def detach(x: Any) -> Any:
     >>> type(y).__name__, y.tolist()
     ('ArrayImpl', [2.0, 2.0])
     """
-    if isinstance(x, (Recorded, Variable)):
-        return x.detach()
     if isinstance(x, jax.Array):
         return x
-    return x.detach()  # not an array: its own method (an AttributeError names its type if it has none)
+    return x.detach()  # a recorded value or Variable, or any object's own method (else AttributeError)
 
 
 def wait_to_read(x: Any) -> None:
