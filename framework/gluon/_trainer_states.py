@@ -138,7 +138,8 @@ def load_states(trainer: Any, fname: str, allow_non_finite: bool = False) -> Non
     if extra:
         raise ValueError(f"{fname}: holds optimizer states this Trainer does not have: {extra[:5]}; the file "
                          "was saved for another optimizer or set of parameters.")
+    # the optimizer refuses a learning rate it cannot train with (e.g. negative) before anything changes
+    trainer._optimizer.set_learning_rate(float(meta["learning_rate"]))
     for dev in devices:  # everything is checked: now replace
         trainer._states[dev] = jax.tree_util.tree_unflatten(treedef, jax.device_put(host, dev))
     trainer._optimizer.num_update = meta["num_update"]
-    trainer._optimizer.set_learning_rate(float(meta["learning_rate"]))
