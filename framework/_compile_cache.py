@@ -19,7 +19,9 @@ It is left alone when the user configured JAX's cache themselves (``JAX_COMPILAT
 ``JAX_ENABLE_COMPILATION_CACHE=false``), and it is not used when the directory is writable by other
 users or owned by another (a cached program is code this process runs: it must come from this user).
 JAX reads the setting at its first compilation: a program compiled before the framework was imported
-switches the cache off for the process.
+switches the cache off for the process. A process that joins a multi-process run on a JAX where cached
+multi-process programs hang (``_jax_compat.MULTIPROCESS_CACHE_HANGS``) has the cache switched off,
+whoever configured it (:func:`off_for_multiprocess`, called by ``framework.parallel.initialize``).
 
 >>> from framework import _compile_cache
 >>> status = _compile_cache.status()
@@ -37,9 +39,9 @@ from typing import NamedTuple
 
 import jax
 
-from . import config
+from . import _jax_compat, config
 
-__all__ = ["Status", "enable", "status", "prune", "wipe", "SUFFIX"]
+__all__ = ["Status", "enable", "off_for_multiprocess", "status", "prune", "wipe", "SUFFIX"]
 
 SUFFIX = "-cache"  # how JAX names an entry's file (key + suffix; other files are its bookkeeping)
 
@@ -103,6 +105,21 @@ def _configure(own: str | None) -> Status:
     if "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES" not in os.environ:
         jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
     return Status(True, directory, "on (framework default)")
+
+
+def off_for_multiprocess(num_processes: int) -> Status:
+    """Switch JAX's persistent cache off for this process when it is one of ``num_processes`` > 1 and
+    this JAX hangs on cached multi-process programs; the :func:`status` after. Call it before the first
+    compilation (JAX reads the setting once), as ``framework.parallel.initialize`` does."""
+    global _status
+    enable()
+    with _lock:
+        hangs = num_processes > 1 and _jax_compat.MULTIPROCESS_CACHE_HANGS
+        if hangs and jax.config.jax_enable_compilation_cache:
+            jax.config.update("jax_enable_compilation_cache", False)
+            _status = Status(False, None, f"off: one of {num_processes} processes, and JAX "
+                             f"{jax.__version__} hangs on cached multi-process programs")
+        return _status
 
 
 def status() -> Status:

@@ -18,6 +18,11 @@ suite passing on both:
 - Private internals, present alike on all supported versions: the coordination-service client of
   ``jax.distributed`` (:func:`distributed_client`) and ``jax.monitoring``'s listener lists
   (:func:`monitoring_listener_lists`, which the tests use to restore global state).
+- From JAX 0.12.1 on, processes of one multi-process run that load their step from the persistent
+  compilation cache hang in their first collective (two CPU processes on loopback, gloo; measured
+  2026-12-06: the second run of the same job never finishes its first epoch, the first run does).
+  :data:`MULTIPROCESS_CACHE_HANGS` says so; ``framework.parallel.initialize`` then switches the cache
+  off for the process (``framework/_compile_cache.py``).
 
 >>> JAX_VERSION >= (0, 10, 2)
 True
@@ -33,7 +38,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-__all__ = ["JAX_VERSION", "empty", "is_tracer", "distributed_client", "monitoring_listener_lists"]
+__all__ = ["JAX_VERSION", "MULTIPROCESS_CACHE_HANGS", "empty", "is_tracer", "distributed_client",
+           "monitoring_listener_lists"]
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -42,6 +48,9 @@ def _version(text: str) -> tuple[int, ...]:
 
 #: The running JAX's version as numbers, e.g. ``(0, 12, 0, 1)``.
 JAX_VERSION: tuple[int, ...] = _version(jax.__version__)
+
+#: Whether a multi-process run hangs when its programs come from the persistent compilation cache.
+MULTIPROCESS_CACHE_HANGS: bool = JAX_VERSION >= (0, 12, 1)
 
 
 def empty(shape: Any, dtype: Any = jnp.float32) -> jax.Array:

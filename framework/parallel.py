@@ -27,7 +27,7 @@ import jax.numpy as jnp
 import numpy as onp
 import optax
 
-from . import _compile, config
+from . import _compile, _compile_cache, config
 from . import optimizer as _opt
 from .gluon.block import Block
 from .np import random
@@ -44,7 +44,9 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     Arguments default to the environment: ``FRAMEWORK_COORDINATOR`` (host:port),
     ``FRAMEWORK_NUM_PROCESSES``, ``FRAMEWORK_PROCESS_ID`` (JAX's cluster auto-detection otherwise). When
     a peer dies, JAX's heartbeat stops every other process (non-zero exit) within about
-    ``heartbeat_timeout_seconds``; nothing hangs.
+    ``heartbeat_timeout_seconds``; nothing hangs. On JAX 0.12.1 and later the persistent compilation
+    cache is switched off for a process of a multi-process run (cached multi-process programs hang
+    there; ``framework._jax_compat``).
     """
     coordinator_address = coordinator_address or config.get("coordinator")
     if num_processes is None:
@@ -67,6 +69,7 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     if local_device_ids is not None:
         kwargs["local_device_ids"] = list(local_device_ids)
     jax.distributed.initialize(**kwargs)
+    _compile_cache.off_for_multiprocess(jax.process_count())  # before this process's first compilation
 
 
 def process_index() -> int:

@@ -104,3 +104,25 @@ def test_clear_caches_on_disk_wipes_only_the_frameworks_own_directory(tmp_path, 
                         _compile_cache.Status(True, tmp_path, "on (framework default)"))
     framework.clear_caches(disk=True)
     assert not entry.exists()
+
+
+def test_a_process_of_a_multiprocess_run_switches_the_cache_off_where_jax_hangs(tmp_path, monkeypatch):
+    import jax
+
+    from framework import _jax_compat
+
+    on = _compile_cache.Status(True, tmp_path, "on (framework default)")
+    monkeypatch.setattr(_compile_cache, "_status", on)
+    before = jax.config.jax_enable_compilation_cache
+    try:
+        jax.config.update("jax_enable_compilation_cache", True)
+        monkeypatch.setattr(_jax_compat, "MULTIPROCESS_CACHE_HANGS", False)
+        assert _compile_cache.off_for_multiprocess(2) == on  # a JAX without the hang keeps it
+        monkeypatch.setattr(_jax_compat, "MULTIPROCESS_CACHE_HANGS", True)
+        assert _compile_cache.off_for_multiprocess(1) == on  # one process: nothing to hang on
+        assert jax.config.jax_enable_compilation_cache
+        status = _compile_cache.off_for_multiprocess(2)
+        assert not status.enabled and status.reason.startswith("off: one of 2 processes, and JAX ")
+        assert not jax.config.jax_enable_compilation_cache
+    finally:
+        jax.config.update("jax_enable_compilation_cache", before)

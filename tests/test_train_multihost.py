@@ -55,6 +55,26 @@ def test_two_processes_only_process_0_writes(tmp_path, fashion_root):
         onp.testing.assert_allclose(a[k], b[k], rtol=1e-5, atol=1e-6, err_msg=k)
 
 
+def test_a_second_run_with_the_programs_cached_finishes(tmp_path, fashion_root):
+    """The same two-process job twice, sharing the framework's persistent cache: the second run used to
+    hang in its first collective on JAX 0.12.1 (every program loaded from the cache)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FRAMEWORK_", "JAX_COMPILATION"))}
+    env.update(TQDM_DISABLE="1", PYTHONUNBUFFERED="1", FRAMEWORK_HOME=str(tmp_path / "home"))
+    for run in ("first", "second"):
+        port = _free_port()
+        procs = [subprocess.Popen(["timeout", "-k", "5", "150", sys.executable, "-m", "train",
+                                   *_argv(fashion_root, tmp_path / f"{run}{i}"), "--subset", "64",
+                                   "--devices", "cpu", "--coordinator", f"127.0.0.1:{port}",
+                                   "--num-processes", "2", "--process-id", str(i)],
+                                  cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  text=True)
+                 for i in range(2)]
+        outputs = [p.communicate(timeout=200)[0] for p in procs]
+        for p, text in zip(procs, outputs, strict=True):
+            assert p.returncode == 0, f"{run} run: {text}"
+        assert (tmp_path / f"{run}0" / "net.params").exists()
+
+
 # ---------------------------------------------------------------------------------------- fault paths
 _CACHE: list[str] = []
 

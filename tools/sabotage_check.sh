@@ -91,5 +91,6 @@ module_params_sorted|framework/module/module.py|s/        self._arg_params = {na
 nd_int_division_true|framework/nd/arithmetic.py|s/    if jnp.issubdtype(dtype, jnp.integer):/    if False:/|tests/nd/test_nd_eager.py::test_integer_division_and_scalars_follow_mxnet_1x
 nd_scalar_promotes|framework/nd/arithmetic.py|s/        return a, jnp.asarray(rhs).astype(a.dtype)/        return a, as_array(rhs)/|tests/nd/test_nd_eager.py::test_integer_division_and_scalars_follow_mxnet_1x
 nd_zeros_like_no_dtype|framework/nd/creation.py|s/^def zeros_like(data: jax.Array, dtype: Any = None)/def zeros_like(data: jax.Array)/|tests/nd/test_nd_eager.py::test_zeros_like_and_ones_like_take_dtype_and_keep_the_datas_type_as_mxnet_1x_does
+compile_cache_kept_in_multiprocess|framework/_compile_cache.py|s/        if hangs and jax.config.jax_enable_compilation_cache:/        if False:/|tests/test_compile_cache.py::test_a_process_of_a_multiprocess_run_switches_the_cache_off_where_jax_hangs
 CASES
 exit $status
