@@ -46,7 +46,7 @@ def _cpu_sharding() -> Any:
 
     from ...device import cpu
 
-    return jax.sharding.SingleDeviceSharding(cpu(0))
+    return jax.sharding.make_single_device_sharding(cpu(0))
 
 
 def _place(batch: Any) -> Any:
