@@ -48,6 +48,7 @@ from ._inputs import check_inputs
 from .hooks import HookHandle
 from .hybrid_forward import call_hybrid_forward, defines_hybrid_forward
 from .parameter import DeferredInitializationError, Parameter, ParameterDict
+from .symbolic_call import call_on_symbols, has_symbol
 
 __all__ = ["Block", "HybridBlock"]
 
@@ -386,6 +387,8 @@ class Block(StrictKwargs):
 
     # ------------------------------------------------------------------ the shell
     def __call__(self, *args: Any) -> Any:
+        if has_symbol(args):  # MXNet 1.x: a Block called on Symbols builds their graph
+            return call_on_symbols(self, *args)
         check_inputs(self, args)
         if self._forward_pre_hooks:
             for hook in tuple(self._forward_pre_hooks.values()):

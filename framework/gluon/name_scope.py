@@ -35,7 +35,8 @@ from typing import Any
 
 from .parameter import Parameter, ParameterDict
 
-__all__ = ["BlockParams", "assign", "adopt", "scope", "block_params", "full_name", "written_for_1x"]
+__all__ = ["BlockParams", "assign", "adopt", "scope", "internal_scope", "operator_prefix",
+           "block_params", "full_name", "written_for_1x"]
 
 _local = threading.local()
 _global_counts: dict[str, int] = {}
@@ -65,10 +66,14 @@ def _lookup(shared: Any) -> dict[str, Parameter]:
 
 def assign(block: Any, prefix: str | None, params: Any) -> None:
     """Give ``block`` its 1.x prefix and parameter lookup (called by ``Block.__init__``)."""
-    hint = getattr(type(block), "_alias_1x", None) or type(block).__name__.lower()  # MXNet's _alias()
+    # MXNet's _alias(): a class's own (pool, conv), an instance's (an Activation's act_type), else its name
+    hint = (block.__dict__.get("_alias_hint") or getattr(type(block), "_alias_1x", None)
+            or type(block).__name__.lower())
     explicit = prefix is not None or params is not None
     stack = _stack()
     parent = stack[-1] if stack else None
+    internal = getattr(_local, "internal", None) is parent is not None
+    object.__setattr__(block, "_empty_prefix", prefix == "")
     if prefix is None:
         counts = parent.__dict__["_scope_counts"] if parent is not None else _global_counts
         with _lock:
@@ -83,12 +88,19 @@ def assign(block: Any, prefix: str | None, params: Any) -> None:
         pd_prefix = full
         shared = parent.__dict__["_shared_params"] if parent is not None else None
     # code that names its blocks the 1.x way is 1.x code: its files are written in 1.x's format
-    object.__setattr__(block, "_style_1x", parent is not None or explicit)
+    object.__setattr__(block, "_style_1x", not internal and (parent is not None or explicit))
     object.__setattr__(block, "_prefix", full)
     object.__setattr__(block, "_pd_prefix", pd_prefix)
     object.__setattr__(block, "_shared_params", shared)
     object.__setattr__(block, "_scope_counts", {})
     object.__setattr__(block, "_made_params", {})
+
+
+def operator_prefix(block: Any) -> str | None:
+    """The prefix of the operators ``block`` adds to a graph when called on Symbols (MXNet 1.x's
+    ``with block.name_scope()`` at call time); None for a block made with ``prefix=''``, whose operators
+    are named in the caller's scope."""
+    return None if block.__dict__.get("_empty_prefix") else block.__dict__.get("_prefix", "")
 
 
 def full_name(block: Any, name: str) -> str:
@@ -112,13 +124,31 @@ def adopt(block: Any, name: str, param: Parameter) -> Parameter:
 
 @contextlib.contextmanager
 def scope(block: Any) -> Iterator[None]:
-    """``with block.name_scope():``: children made inside get prefixes under ``block.prefix``."""
+    """``with block.name_scope():``: children made inside get prefixes under ``block.prefix``, and so
+    do the Symbols made inside (``mx.sym.Convolution(..., name='conv')`` -> ``net0_conv``), as in MXNet."""
+    from ..symbol.naming import Prefix
+
     stack = _stack()
     stack.append(block)
+    names = contextlib.nullcontext() if block.__dict__.get("_empty_prefix") else Prefix(block.prefix)
     try:
-        yield
+        with names:
+            yield
     finally:
         stack.pop()
+
+
+@contextlib.contextmanager
+def internal_scope(block: Any) -> Iterator[None]:
+    """Like :func:`scope`, for a framework layer making its own parts (a Dense's activation, named
+    ``dense0_relu_`` as in MXNet): what is made inside does not mark the tree as 1.x code."""
+    old = getattr(_local, "internal", None)
+    _local.internal = block
+    try:
+        with scope(block):
+            yield
+    finally:
+        _local.internal = old
 
 
 class BlockParams(ParameterDict):

@@ -36,7 +36,7 @@ import numpy as onp
 
 from .. import serialization
 from ..autograd import tape as _tape
-from ..symbol import Symbol, load
+from ..symbol import Group, Symbol, load
 from ..symbol._attrs import parse_tuple
 from ..symbol._graph import Graph
 from ..symbol._interp import Program
@@ -66,11 +66,7 @@ def _graph_of(outputs: Any) -> Graph:
     if isinstance(outputs, Symbol):
         return outputs.graph
     if isinstance(outputs, (list, tuple)) and outputs and all(isinstance(o, Symbol) for o in outputs):
-        first = outputs[0].graph
-        if any(o.graph.nodes is not first.nodes for o in outputs):
-            raise ValueError("SymbolBlock: every output Symbol must come from the same loaded graph")
-        heads = [h for o in outputs for h in o.graph.heads]
-        return Graph(first.nodes, heads, first.arg_nodes, first.attrs)
+        return Group(list(outputs)).graph  # outputs of one graph, or of graphs built on one another
     raise TypeError(f"SymbolBlock: outputs must be a Symbol (symbol.load(...)), got {type(outputs).__name__}")
 
 
@@ -101,7 +97,16 @@ class SymbolBlock(HybridBlock):
         object.__setattr__(self, "_stochastic", any(
             graph.nodes[n].op in _STOCHASTIC for n in program.order))
         given = dict(params.items()) if params is not None else {}
+        for p in list(given.values()):  # a Block's collect_params(): also by the 1.x names its vars carry
+            if isinstance(p, Parameter):
+                given.setdefault(getattr(p, "_legacy_name", None) or p.name, p)
         aux = set(program.aux_names)
+        # MXNet keeps each Parameter under its variable's name less the prefix all of them share (what
+        # save_parameters writes: a FeatureExtractor made in 'ssd0_''s scope holds 'mobilenet0_conv0_weight')
+        cut = len(os.path.commonprefix(list(program.param_names)))
+        if any(len(n) == cut for n in program.param_names):
+            cut = 0  # keep a whole name rather than an empty key (MXNet would keep '')
+        object.__setattr__(self, "_var_of", {})
         for name in program.param_names:
             p = given.get(name)
             if p is None:
@@ -114,8 +119,10 @@ class SymbolBlock(HybridBlock):
                               shape=_declared_shape(node.attrs), dtype=dtype, allow_deferred_init=True)
             elif not isinstance(p, Parameter):
                 raise TypeError(f"SymbolBlock: params[{name!r}] must be a Parameter, got {type(p).__name__}")
-            self._reg_params[name] = p
-            p._structural_name = p._structural_name or name
+            key = name[cut:]
+            self._reg_params[key] = p
+            self._var_of[key] = name
+            p._structural_name = p._structural_name or key
         _bump()
 
     @staticmethod
@@ -139,7 +146,7 @@ class SymbolBlock(HybridBlock):
         for key, v in loaded.items():
             name = key.split(":", 1)[1] if key.startswith(("arg:", "aux:")) else key
             values[name] = v
-        params = self._reg_params
+        params = {self._var_of[k]: p for k, p in self._reg_params.items()}
         missing = [n for n in params if n not in values]
         if missing and not allow_missing:
             raise ValueError(f"SymbolBlock.imports: parameter(s) {missing} of the graph are missing in "
@@ -162,15 +169,35 @@ class SymbolBlock(HybridBlock):
     def forward(self, *args: Any) -> Any:
         program = self._program
         training = _tape.is_training()
-        values = {name: p.data() for name, p in self._reg_params.items()}
+        var_of = self._var_of
+        values = {var_of[k]: p.data() for k, p in self._reg_params.items()}
         key = self.prng_key() if training and self._stochastic else None
         outs, updates = program(values, args, training=training, key=key)
+        params = {var_of[k]: p for k, p in self._reg_params.items()}
         for name, v in updates.items():
-            self._reg_params[name].set_data(v)
+            params[name].set_data(v)
         return outs[0] if len(outs) == 1 else list(outs)
 
     def infer_shape(self, *args: Any) -> None:
+        """The shapes of Parameters not known yet, inferred through the graph from the inputs' (as
+        MXNet's deferred initialisation of a SymbolBlock does)."""
+        program = self._program
+        sym = Symbol(program.graph)
+        given = {n: tuple(a.shape) for n, a in zip(program.input_names, args, strict=False)}
+        try:
+            arg_shapes, _, aux_shapes = sym.infer_shape_partial(**given)
+        except ValueError:
+            arg_shapes = aux_shapes = None
+        if arg_shapes is not None:
+            found = dict(zip(sym.list_arguments(), arg_shapes, strict=True))
+            found.update(zip(sym.list_auxiliary_states(), aux_shapes, strict=True))
+            for key, p in self._reg_params.items():
+                shape = found.get(self._var_of[key])
+                if not p._known and shape and all(s > 0 for s in shape):
+                    p.shape = tuple(shape)
         unknown = [n for n, p in self._reg_params.items() if not p._known]
+        if not unknown:
+            return
         raise RuntimeError(
             f"SymbolBlock: parameters {unknown} have no known shape; load them from a .params file "
             "(SymbolBlock.imports(..., param_file)) or pass initialised Parameters in params=")

@@ -42,6 +42,7 @@ class Activation(_Act):
     """
 
     def __init__(self, activation: str, **kwargs: Any) -> None:
+        object.__setattr__(self, "_alias_hint", activation)  # MXNet 1.x names it relu0_, tanh0_, ...
         super().__init__(**kwargs)
         if activation not in _ops._ACTIVATIONS:
             raise ValueError(
@@ -52,6 +53,9 @@ class Activation(_Act):
 
     def forward(self, x: jax.Array) -> jax.Array:
         return _ops.activation(x, act_type=self._act_type)
+
+    def _symbol_forward(self, F: Any, x: Any) -> Any:
+        return F.Activation(x, act_type=self._act_type, name="fwd")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._act_type})"
@@ -73,6 +77,9 @@ class LeakyReLU(_Act):
 
     def forward(self, x: jax.Array) -> jax.Array:
         return _ops.leaky_relu(x, act_type="leaky", slope=self._alpha)
+
+    def _symbol_forward(self, F: Any, x: Any) -> Any:
+        return F.LeakyReLU(x, act_type="leaky", slope=self._alpha, name="fwd")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._alpha})"

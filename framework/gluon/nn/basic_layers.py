@@ -27,6 +27,7 @@ from ...npx import drop as _drop
 from ...npx import indexing as _indexing
 from ...npx import shape as _shape
 from ..block import Block, HybridBlock
+from ..name_scope import internal_scope
 from ..parameter import Parameter
 from .activations import Activation
 from .containers import HybridSequential, Sequential
@@ -63,7 +64,10 @@ class Dense(HybridBlock):
                                 allow_deferred_init=True)
         self.bias = (Parameter("bias", shape=(units,), init=bias_initializer, dtype=dtype,
                                allow_deferred_init=True) if use_bias else None)
-        self.act = Activation(activation) if activation is not None else None
+        self.act = None
+        if activation is not None:
+            with internal_scope(self):  # named <prefix><act_type>_, as MXNet 1.x names it
+                self.act = Activation(activation, prefix=f"{activation}_")
 
     def infer_shape(self, x: Any, *args: Any) -> None:
         in_units = math.prod(x.shape[1:]) if self._flatten else x.shape[-1]
@@ -72,6 +76,12 @@ class Dense(HybridBlock):
     def forward(self, x: jax.Array) -> jax.Array:
         out = _dense.fully_connected(x, self.weight.data(), None if self.bias is None else self.bias.data(),
                                      num_hidden=self._units, no_bias=self.bias is None, flatten=self._flatten)
+        return self.act(out) if self.act is not None else out
+
+    def _symbol_forward(self, F: Any, x: Any, weight: Any, bias: Any = None) -> Any:
+        args = (x, weight) if bias is None else (x, weight, bias)
+        out = F.FullyConnected(*args, no_bias=bias is None, num_hidden=self._units, flatten=self._flatten,
+                               name="fwd")
         return self.act(out) if self.act is not None else out
 
     def __repr__(self) -> str:
@@ -100,6 +110,11 @@ class Dropout(HybridBlock):
         if self._rate == 0.0 or not _tape.is_training():
             return x
         return _drop.dropout(x, p=self._rate, axes=self._axes, key=self.prng_key(), training=True)
+
+    def _symbol_forward(self, F: Any, x: Any) -> Any:
+        if self._rate > 0:
+            return F.Dropout(x, p=self._rate, axes=self._axes, name="fwd", cudnn_off=False)
+        return F.identity(x)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(p = {self._rate}, axes={self._axes})"
@@ -145,6 +160,9 @@ class Flatten(HybridBlock):
 
     def forward(self, x: jax.Array) -> jax.Array:
         return _shape.batch_flatten(x)
+
+    def _symbol_forward(self, F: Any, x: Any) -> Any:
+        return F.Flatten(x)
 
     def __repr__(self) -> str:
         return type(self).__name__

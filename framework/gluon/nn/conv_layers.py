@@ -23,6 +23,7 @@ import jax
 
 from ...npx import conv as _conv
 from ..block import HybridBlock
+from ..name_scope import internal_scope
 from ..parameter import Parameter
 from .activations import Activation
 
@@ -74,7 +75,17 @@ class _Conv(HybridBlock):
                                 allow_deferred_init=True)
         self.bias = (Parameter("bias", shape=(channels,), init=bias_initializer, allow_deferred_init=True)
                      if use_bias else None)
-        self.act = Activation(activation) if activation is not None else None
+        self.act = None
+        if activation is not None:
+            with internal_scope(self):  # named <prefix><act_type>_, as MXNet 1.x names it
+                self.act = Activation(activation, prefix=f"{activation}_")
+        # MXNet's own record of the operator's arguments; code written for MXNet reads and edits it
+        # (GluonCV's pruned ResNets set num_filter), and forward takes the operator's arguments from it
+        self._kwargs: dict[str, Any] = {
+            "kernel": self._kernel, "stride": self._strides, "dilate": self._dilation, "pad": self._padding,
+            "num_filter": channels, "num_group": groups, "no_bias": not use_bias, "layout": layout}
+        if self._transpose:
+            self._kwargs["adj"] = self._outpad
 
     def _weight_shape(self, in_channels: int) -> tuple[int, ...]:
         if self._transpose:
@@ -99,13 +110,17 @@ class _Conv(HybridBlock):
 
     def forward(self, x: jax.Array) -> jax.Array:
         bias = None if self.bias is None else self.bias.data()
-        common = dict(kernel=self._kernel, stride=self._strides, dilate=self._dilation, pad=self._padding,
-                      num_filter=self._channels, num_group=self._groups, no_bias=bias is None,
-                      layout=self._layout)
+        kwargs = {**self._kwargs, "no_bias": bias is None}
         if self._transpose:
-            out = _conv.deconvolution(x, self.weight.data(), bias, adj=self._outpad, **common)
+            out = _conv.deconvolution(x, self.weight.data(), bias, **kwargs)
         else:
-            out = _conv.convolution(x, self.weight.data(), bias, **common)
+            out = _conv.convolution(x, self.weight.data(), bias, **kwargs)
+        return self.act(out) if self.act is not None else out
+
+    def _symbol_forward(self, F: Any, x: Any, weight: Any, bias: Any = None) -> Any:
+        op = F.Deconvolution if self._transpose else F.Convolution
+        args = (x, weight) if bias is None else (x, weight, bias)
+        out = op(*args, name="fwd", **{**self._kwargs, "no_bias": bias is None})
         return self.act(out) if self.act is not None else out
 
     def __repr__(self) -> str:
@@ -242,3 +257,26 @@ class Conv3DTranspose(_Conv):
         super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout, activation,
                          use_bias, weight_initializer, bias_initializer, in_channels,
                          output_padding=output_padding, **kwargs)
+
+
+# MXNet 1.x defines its pooling and padding layers in this module too, and code reaches them here
+# (``nn.conv_layers.GlobalAvgPool2D``: GluonCV's CenterNet). Imported last: pool_layers uses _tuple above.
+from .padding import ReflectionPad2D  # noqa: E402
+from .pool_layers import (  # noqa: E402
+    AvgPool1D,
+    AvgPool2D,
+    AvgPool3D,
+    GlobalAvgPool1D,
+    GlobalAvgPool2D,
+    GlobalAvgPool3D,
+    GlobalMaxPool1D,
+    GlobalMaxPool2D,
+    GlobalMaxPool3D,
+    MaxPool1D,
+    MaxPool2D,
+    MaxPool3D,
+)
+
+__all__ += ["MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D", "GlobalMaxPool1D",
+            "GlobalMaxPool2D", "GlobalMaxPool3D", "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D",
+            "ReflectionPad2D"]

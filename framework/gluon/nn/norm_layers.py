@@ -91,6 +91,11 @@ class _BatchNorm(HybridBlock):
             self.running_var.set_data(_norm.update_running_stat(running_var, var, k["momentum"]))
         return _act.relu(out) if self._fuse_relu else out
 
+    def _symbol_forward(self, F: Any, x: Any, gamma: Any, beta: Any, running_mean: Any,
+                        running_var: Any) -> Any:
+        out = F.BatchNorm(x, gamma, beta, running_mean, running_var, name="fwd", **self._kwargs)
+        return F.Activation(out, act_type="relu", name="relu") if self._fuse_relu else out
+
     def __repr__(self) -> str:
         channels = self.gamma.shape[0]
         return f"{type(self).__name__}({_kwargs_repr(self._kwargs)}, in_channels={channels or None})"

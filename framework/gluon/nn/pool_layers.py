@@ -61,6 +61,9 @@ class _Pooling(HybridBlock):
     def forward(self, x: jax.Array) -> jax.Array:
         return _pool.pooling(x, **self._kwargs)
 
+    def _symbol_forward(self, F: Any, x: Any) -> Any:
+        return F.Pooling(x, name="fwd", **self._kwargs)
+
     def __repr__(self) -> str:
         k = self._kwargs
         return (f"{type(self).__name__}(size={k['kernel']}, stride={k['stride']}, padding={k['pad']}, "

@@ -1,0 +1,71 @@
+"""A Block called on ``mx.sym`` Symbols returns a Symbol: the graph of what it computes, as MXNet 1.x
+builds it (``net(mx.sym.var('data'))``, for ``export``-like uses, ``mx.viz`` or GluonCV's
+``FeatureExtractor``, which picks internal outputs by name and wraps them in a ``SymbolBlock``).
+
+Each Block runs under its 1.x name prefix (``with mx.name.Prefix(block.prefix)``, fresh counts per
+call; a block made with ``prefix=''`` adds none, so its operators are counted in its parent's scope),
+and receives its Parameters as variables named as the Parameters are (``Parameter.var()``). A 1.x
+``hybrid_forward(F, x, ...)`` gets ``F`` = :mod:`framework.symbol`; the framework's layers emit MXNet's
+operator with MXNet's node name (``conv0_fwd``, ``relu3_fwd``); any other Block's ``forward`` runs as
+written, its children called on Symbols in turn. So the names of the internal outputs are the ones
+MXNet 1.9.1 gives the same network (``resnetv10_stage3_activation1_output``).
+
+>>> from framework import gluon, symbol as sym
+>>> net = gluon.nn.HybridSequential(prefix='net_')
+>>> with net.name_scope():
+...     net.add(gluon.nn.Dense(4, activation='relu', in_units=3), gluon.nn.Dense(2, in_units=4))
+>>> out = net(sym.var('data'))
+>>> out.list_arguments()
+['data', 'net_dense0_weight', 'net_dense0_bias', 'net_dense1_weight', 'net_dense1_bias']
+>>> out.get_internals().list_outputs()[4]
+'net_dense0_relu_fwd_output'
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from ..base import framework_class
+from .hybrid_forward import defines_hybrid_forward
+from .name_scope import operator_prefix
+
+__all__ = ["has_symbol", "call_on_symbols"]
+
+
+def _is_symbol(x: Any) -> bool:
+    from ..symbol import Symbol
+
+    return isinstance(x, Symbol)
+
+
+def has_symbol(args: tuple) -> bool:
+    """Whether any argument (or an element of a list/tuple argument) is a Symbol."""
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            if any(_is_symbol(x) for x in a):
+                return True
+        elif _is_symbol(a):
+            return True
+    return False
+
+
+def call_on_symbols(block: Any, *args: Any) -> Any:
+    """``block(*args)`` with Symbol arguments: the Symbol of its outputs (see the module docstring)."""
+    from .. import symbol as F
+    from ..symbol.naming import Prefix
+
+    prefix = operator_prefix(block)
+    scope = Prefix(prefix) if prefix is not None else contextlib.nullcontext()
+    with scope:
+        params = {name: p.var() for name, p in block._reg_params.items() if p is not None}
+        if defines_hybrid_forward(block):
+            return block.hybrid_forward(F, *args, **params)
+        emit = getattr(block, "_symbol_forward", None)
+        if emit is not None:
+            return emit(F, *args, **params)
+        if framework_class(type(block)) and params:
+            raise TypeError(
+                f"{type(block).__name__} cannot be called on a Symbol here (it has no symbolic form yet); "
+                "call it on arrays, or build the graph with mx.sym operators")
+        return block.forward(*args)
