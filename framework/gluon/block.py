@@ -48,7 +48,7 @@ from ._inputs import check_inputs
 from .hooks import HookHandle
 from .hybrid_forward import call_hybrid_forward, defines_hybrid_forward
 from .parameter import DeferredInitializationError, Parameter, ParameterDict
-from .symbolic_call import call_on_symbols, has_symbol
+from .symbolic_call import call_on_symbols, has_symbol, infer_shapes_through_graph
 
 __all__ = ["Block", "HybridBlock"]
 
@@ -523,8 +523,14 @@ class Block(StrictKwargs):
             p._finish_deferred_init()
 
     def infer_shape(self, *args: Any) -> None:
-        """Set the unknown (0) dimensions of this block's own Parameters from its first inputs."""
+        """Set the unknown (0) dimensions of this block's own Parameters from its first inputs. A 1.x
+        block (``hybrid_forward``) gets them as MXNet gives them: inferred through the graph of its
+        operators, the block called on Symbols of the inputs' shapes."""
+        if defines_hybrid_forward(self):
+            infer_shapes_through_graph(self, args)
         unknown = [n for n, p in self._reg_params.items() if p is not None and not p._known]
+        if not unknown:
+            return
         raise DeferredInitializationError(
             f"{type(self).__name__} has Parameters of unknown shape {unknown} and defines no "
             "infer_shape(*inputs): give the shapes explicitly, or define infer_shape."

@@ -30,7 +30,7 @@ from ..base import framework_class
 from .hybrid_forward import defines_hybrid_forward
 from .name_scope import operator_prefix
 
-__all__ = ["has_symbol", "call_on_symbols"]
+__all__ = ["has_symbol", "call_on_symbols", "infer_shapes_through_graph"]
 
 
 def _is_symbol(x: Any) -> bool:
@@ -69,3 +69,33 @@ def call_on_symbols(block: Any, *args: Any) -> Any:
                 f"{type(block).__name__} cannot be called on a Symbol here (it has no symbolic form yet); "
                 "call it on arrays, or build the graph with mx.sym operators")
         return block.forward(*args)
+
+
+def infer_shapes_through_graph(block: Any, args: tuple) -> None:
+    """Give ``block``'s Parameters of unknown shape the shapes MXNet infers for them: the block is called
+    on Symbols with the inputs' shapes and the graph's shapes are inferred (what MXNet 1.x does for a
+    HybridBlock with deferred Parameters and no ``infer_shape`` of its own). Shapes the graph cannot
+    decide stay unknown."""
+    from .. import symbol as F
+
+    if not all(hasattr(a, "shape") for a in args):
+        return
+    names = [f"data{i}" if len(args) > 1 else "data" for i in range(len(args))]
+    out = call_on_symbols(block, *[F.var(n) for n in names])
+    if isinstance(out, (list, tuple)):
+        out = F.Group(list(out))
+    try:
+        arg_shapes, _, aux_shapes = out.infer_shape_partial(
+            **{n: tuple(a.shape) for n, a in zip(names, args, strict=True)})
+    except (ValueError, TypeError):
+        return
+    if arg_shapes is None:
+        return
+    found = dict(zip(out.list_arguments(), arg_shapes, strict=True))
+    found.update(zip(out.list_auxiliary_states(), aux_shapes, strict=True))
+    for p in block._reg_params.values():
+        if p is None or p._known:
+            continue
+        shape = found.get(p.var().name)
+        if shape and all(s > 0 for s in shape):
+            p.shape = tuple(shape)

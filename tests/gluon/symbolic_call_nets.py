@@ -100,4 +100,27 @@ def expander(mx):
     return Detector(), (2, 3, 6, 6), None
 
 
-NETS = {"layers": layers, "residual": residual, "expander": expander}
+def deferred(mx):
+    """A 1.x block whose Parameters are declared with unknown shapes and no ``infer_shape``: MXNet
+    infers them through the graph of its ``hybrid_forward`` at the first call."""
+
+    class Deferred(mx.gluon.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                get = self.params.get
+                self.w = get("w", shape=(0, 0), allow_deferred_init=True)
+                self.b = get("b", shape=(0,), allow_deferred_init=True)
+                self.gamma = get("gamma", shape=(0,), allow_deferred_init=True)
+                self.beta = get("beta", shape=(0,), allow_deferred_init=True)
+                self.running_mean = get("running_mean", shape=(0,), allow_deferred_init=True, grad_req="null")
+                self.running_var = get("running_var", shape=(0,), allow_deferred_init=True, grad_req="null")
+
+        def hybrid_forward(self, F, x, w, b, gamma, beta, running_mean, running_var):
+            y = F.FullyConnected(x, w, b, num_hidden=7)
+            return F.BatchNorm(y, gamma, beta, running_mean, running_var)
+
+    return Deferred(prefix="d_"), (3, 5), None
+
+
+NETS = {"layers": layers, "residual": residual, "expander": expander, "deferred": deferred}

@@ -31,6 +31,7 @@ def _load(name):
     given = {k[len("param:"):]: ref[k] for k in ref.files if k.startswith("param:")}
     assert sorted(params.keys()) == sorted(given)  # the names MXNet's save_parameters writes
     for k, v in given.items():
+        assert params[k].shape == v.shape, k  # deferred shapes: the ones MXNet inferred
         params[k].set_data(np.array(v))
     return ref, net, x, internals
 
@@ -65,6 +66,11 @@ def test_a_feature_expander_in_a_detector_names_and_computes_as_mxnet():
     assert len(got) == 3
     for i, g in enumerate(got):
         onp.testing.assert_allclose(g, ref[f"direct{i}"], rtol=1e-5, atol=1e-6, err_msg=f"output {i}")
+
+
+def test_deferred_shapes_of_a_1x_block_are_inferred_through_its_graph_as_mxnet_does():
+    ref, net, x, _ = _load("deferred")  # the shapes are checked there
+    onp.testing.assert_allclose(_outs(net(x))[0], ref["direct0"], rtol=1e-5, atol=1e-6)
 
 
 def test_a_layer_without_a_symbolic_form_says_so():
