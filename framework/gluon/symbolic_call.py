@@ -33,19 +33,18 @@ from .name_scope import operator_prefix
 __all__ = ["has_symbol", "call_on_symbols", "infer_shapes_through_graph"]
 
 
-def _is_symbol(x: Any) -> bool:
-    from ..symbol import Symbol
-
-    return isinstance(x, Symbol)
+_symbol_type: list[type] = []  # framework.symbol.Symbol, imported at the first call (every call asks)
 
 
 def has_symbol(args: tuple) -> bool:
     """Whether any argument (or an element of a list/tuple argument) is a Symbol."""
+    if not _symbol_type:
+        from ..symbol import Symbol
+
+        _symbol_type.append(Symbol)
+    sym = _symbol_type[0]
     for a in args:
-        if isinstance(a, (list, tuple)):
-            if any(_is_symbol(x) for x in a):
-                return True
-        elif _is_symbol(a):
+        if isinstance(a, sym) or (isinstance(a, (list, tuple)) and any(isinstance(x, sym) for x in a)):
             return True
     return False
 
