@@ -261,22 +261,10 @@ class Conv3DTranspose(_Conv):
 
 # MXNet 1.x defines its pooling and padding layers in this module too, and code reaches them here
 # (``nn.conv_layers.GlobalAvgPool2D``: GluonCV's CenterNet). Imported last: pool_layers uses _tuple above.
-from .padding import ReflectionPad2D  # noqa: E402
-from .pool_layers import (  # noqa: E402
-    AvgPool1D,
-    AvgPool2D,
-    AvgPool3D,
-    GlobalAvgPool1D,
-    GlobalAvgPool2D,
-    GlobalAvgPool3D,
-    GlobalMaxPool1D,
-    GlobalMaxPool2D,
-    GlobalMaxPool3D,
-    MaxPool1D,
-    MaxPool2D,
-    MaxPool3D,
-)
+from . import padding as _padding  # noqa: E402
+from . import pool_layers as _pool_layers  # noqa: E402
 
-__all__ += ["MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D", "GlobalMaxPool1D",
-            "GlobalMaxPool2D", "GlobalMaxPool3D", "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D",
-            "ReflectionPad2D"]
+for _module in (_pool_layers, _padding):
+    for _name in _module.__all__:
+        globals()[_name] = getattr(_module, _name)
+    __all__ += _module.__all__
