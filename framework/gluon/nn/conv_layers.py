@@ -25,21 +25,13 @@ from ...npx import conv as _conv
 from ..block import HybridBlock
 from ..name_scope import internal_scope
 from ..parameter import Parameter
+from . import padding as _padding
+from . import pool_layers as _pool_layers
+from ._geometry import LAYOUTS as _LAYOUTS
+from ._geometry import _tuple
 from .activations import Activation
 
 __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose"]
-
-_LAYOUTS = {1: ("NCW", "NWC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
-
-
-def _tuple(name: str, value: int | Sequence[int], nd: int, layer: str) -> tuple[int, ...]:
-    if isinstance(value, int):
-        return (value,) * nd
-    out = tuple(int(v) for v in value)
-    if len(out) != nd:
-        raise ValueError(f"{layer}: {name} must be a number or a list of {nd} ints, got {value!r}")
-    return out
-
 
 class _Conv(HybridBlock):
     """Shared implementation of the convolution layers (private)."""
@@ -260,10 +252,7 @@ class Conv3DTranspose(_Conv):
 
 
 # MXNet 1.x defines its pooling and padding layers in this module too, and code reaches them here
-# (``nn.conv_layers.GlobalAvgPool2D``: GluonCV's CenterNet). Imported last: pool_layers uses _tuple above.
-from . import padding as _padding  # noqa: E402
-from . import pool_layers as _pool_layers  # noqa: E402
-
+# (``nn.conv_layers.GlobalAvgPool2D``: GluonCV's CenterNet).
 for _module in (_pool_layers, _padding):
     for _name in _module.__all__:
         globals()[_name] = getattr(_module, _name)

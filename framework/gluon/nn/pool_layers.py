@@ -20,7 +20,8 @@ import jax
 
 from ...npx import pool as _pool
 from ..block import HybridBlock
-from .conv_layers import _LAYOUTS, _tuple
+from ._geometry import LAYOUTS as _LAYOUTS
+from ._geometry import _tuple
 
 __all__ = [
     "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D",
