@@ -97,5 +97,7 @@ symbol_block_keeps_full_names|framework/gluon/symbol_block.py|s/            key 
 name_scope_no_symbol_prefix|framework/gluon/name_scope.py|s/    names = contextlib.nullcontext() if block.__dict__.get("_empty_prefix") else Prefix(block.prefix)/    names = contextlib.nullcontext()/|tests/gluon/test_symbolic_call.py::test_a_feature_expander_in_a_detector_names_and_computes_as_mxnet
 dense_act_prefix_plain|framework/gluon/nn/basic_layers.py|s/                self.act = Activation(activation, prefix=f"{activation}_")/                self.act = Activation(activation)/|tests/gluon/test_symbolic_call.py::test_the_graph_is_mxnets_and_its_internal_outputs_compute_mxnets_values
 deferred_1x_not_through_graph|framework/gluon/block.py|s/            infer_shapes_through_graph(self, args)/            pass/|tests/gluon/test_symbolic_call.py::test_deferred_shapes_of_a_1x_block_are_inferred_through_its_graph_as_mxnet_does
+concat_no_symbolic_form|framework/gluon/nn/basic_layers.py|s/        return F.concat(\*\[block(x) for block in self._children.values()\], dim=self.axis)/        return self.forward(x)/|tests/gluon/test_symbolic_call.py::test_model_zoo_networks_called_on_symbols_compute_what_they_compute_on_arrays
+resnet_symbol_uses_array_relu|framework/gluon/model_zoo/vision/resnet.py|s/        return self._run(x, lambda y: F.Activation(y, act_type="relu"))/        return self._run(x, npx.relu)/|tests/gluon/test_symbolic_call.py::test_model_zoo_networks_called_on_symbols_compute_what_they_compute_on_arrays
 CASES
 exit $status

@@ -526,11 +526,15 @@ class Block(StrictKwargs):
         """Set the unknown (0) dimensions of this block's own Parameters from its first inputs. A 1.x
         block (``hybrid_forward``) gets them as MXNet gives them: inferred through the graph of its
         operators, the block called on Symbols of the inputs' shapes."""
-        if defines_hybrid_forward(self):
-            infer_shapes_through_graph(self, args)
+        why = infer_shapes_through_graph(self, args) if defines_hybrid_forward(self) else None
         unknown = [n for n, p in self._reg_params.items() if p is not None and not p._known]
         if not unknown:
             return
+        if why:
+            raise DeferredInitializationError(
+                f"{type(self).__name__} has Parameters of unknown shape {unknown}; inferring them through "
+                f"the graph of its hybrid_forward failed ({why}): give the shapes explicitly, or define "
+                "infer_shape(*inputs)")
         raise DeferredInitializationError(
             f"{type(self).__name__} has Parameters of unknown shape {unknown} and defines no "
             "infer_shape(*inputs): give the shapes explicitly, or define infer_shape."

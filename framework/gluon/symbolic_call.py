@@ -70,26 +70,26 @@ def call_on_symbols(block: Any, *args: Any) -> Any:
         return block.forward(*args)
 
 
-def infer_shapes_through_graph(block: Any, args: tuple) -> None:
+def infer_shapes_through_graph(block: Any, args: tuple) -> str | None:
     """Give ``block``'s Parameters of unknown shape the shapes MXNet infers for them: the block is called
     on Symbols with the inputs' shapes and the graph's shapes are inferred (what MXNet 1.x does for a
     HybridBlock with deferred Parameters and no ``infer_shape`` of its own). Shapes the graph cannot
-    decide stay unknown."""
+    decide stay unknown; returns why the graph could not be built or inferred (None: it could)."""
     from .. import symbol as F
 
     if not all(hasattr(a, "shape") for a in args):
-        return
+        return "an input is not an array"
     names = [f"data{i}" if len(args) > 1 else "data" for i in range(len(args))]
-    out = call_on_symbols(block, *[F.var(n) for n in names])
-    if isinstance(out, (list, tuple)):
-        out = F.Group(list(out))
     try:
+        out = call_on_symbols(block, *[F.var(n) for n in names])
+        if isinstance(out, (list, tuple)):
+            out = F.Group(list(out))
         arg_shapes, _, aux_shapes = out.infer_shape_partial(
             **{n: tuple(a.shape) for n, a in zip(names, args, strict=True)})
-    except (ValueError, TypeError):
-        return
+    except Exception as err:  # noqa: BLE001  whatever stops the graph, the caller names it
+        return f"{type(err).__name__}: {err}"
     if arg_shapes is None:
-        return
+        return "the graph's shapes could not be inferred"
     found = dict(zip(out.list_arguments(), arg_shapes, strict=True))
     found.update(zip(out.list_auxiliary_states(), aux_shapes, strict=True))
     for p in block._reg_params.values():
@@ -98,3 +98,4 @@ def infer_shapes_through_graph(block: Any, args: tuple) -> None:
         shape = found.get(p.var().name)
         if shape and all(s > 0 for s in shape):
             p.shape = tuple(shape)
+    return None

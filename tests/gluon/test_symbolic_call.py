@@ -84,3 +84,34 @@ def test_gluon_layers_are_reachable_where_mxnet_1x_defines_them():
     conv = mx.gluon.nn.Conv2D(8, 3, in_channels=4, padding=1)
     assert conv._kwargs == {"kernel": (3, 3), "stride": (1, 1), "dilate": (1, 1), "pad": (1, 1),
                             "num_filter": 8, "num_group": 1, "no_bias": False, "layout": "NCHW"}
+
+
+@pytest.mark.parametrize("name, size", [("resnet18_v1", 32), ("resnet50_v2", 32), ("mobilenetv2_0.25", 32),
+                                        ("squeezenet1.1", 224)])
+def test_model_zoo_networks_called_on_symbols_compute_what_they_compute_on_arrays(name, size):
+    """Residual blocks (V1, V2 with three convolutions), ReLU6 and concatenating blocks have symbolic
+    forms: the graph, run by a SymbolBlock on the network's Parameters, gives the network's output."""
+    net = mx.gluon.model_zoo.vision.get_model(name)
+    net.initialize()
+    x = np.array(onp.random.RandomState(0).uniform(-1, 1, (1, 3, size, size)).astype("float32"))
+    want = onp.asarray(net(x))
+    data = mx.sym.var("data")
+    block = mx.gluon.SymbolBlock(net(data), data, params=net.collect_params())
+    onp.testing.assert_allclose(onp.asarray(block(x)), want, rtol=1e-5, atol=1e-5 * onp.abs(want).max())
+
+
+def test_inferring_through_the_graph_names_what_stopped_it():
+    class Opaque(mx.gluon.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.w = self.params.get("w", shape=(0,), allow_deferred_init=True)
+
+        def hybrid_forward(self, F, x, w):
+            return x * w if x.shape[0] else x  # reads a shape: only arrays have one
+
+    net = Opaque()
+    net.initialize()
+    with pytest.raises(mx.gluon.parameter.DeferredInitializationError,
+                       match=r"through the graph of its hybrid_forward failed \(AttributeError"):
+        net(np.ones((2, 3)))

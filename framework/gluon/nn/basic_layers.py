@@ -264,6 +264,9 @@ class _ConcatMixin:
         outs = [block(x) for block in self._children.values()]
         return _np.concatenate(outs, axis=self.axis)
 
+    def _symbol_forward(self, F: Any, x: Any) -> Any:
+        return F.concat(*[block(x) for block in self._children.values()], dim=self.axis)
+
 
 class Concatenate(_ConcatMixin, Sequential):
     """Run every child on the same input and concatenate the outputs along ``axis``.

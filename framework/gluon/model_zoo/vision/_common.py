@@ -34,5 +34,8 @@ class ReLU6(HybridBlock):
     def forward(self, x: jax.Array) -> jax.Array:
         return jax.numpy.clip(x, 0, 6)
 
+    def _symbol_forward(self, F: Any, x: Any) -> Any:
+        return F.clip(x, 0, 6, name="fwd")
+
     def __repr__(self) -> str:
         return "RELU6()"

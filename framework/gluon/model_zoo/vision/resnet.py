@@ -56,7 +56,43 @@ def _seq(*blocks: Any) -> nn.HybridSequential:
     return out
 
 
-class BasicBlockV1(HybridBlock):
+class _Residual:
+    """The residual blocks' sum, written once for arrays (``npx.relu``) and for Symbols (MXNet's
+    ``F.Activation``, when the network is called on ``mx.sym`` variables)."""
+
+    def forward(self, x: jax.Array) -> jax.Array:
+        return self._run(x, npx.relu)
+
+    def _symbol_forward(self, F: Any, x: Any) -> Any:
+        return self._run(x, lambda y: F.Activation(y, act_type="relu"))
+
+
+class _ResidualV1(_Residual):
+    """V1: ``relu(body(x) + shortcut(x))``."""
+
+    def _run(self, x: Any, relu: Any) -> Any:
+        residual = self.downsample(x) if self.downsample is not None else x
+        return relu(self.body(x) + residual)
+
+
+class _ResidualV2(_Residual):
+    """V2 (pre-activation): BN-ReLU before each convolution; the shortcut reads the activated input."""
+
+    _convs = 2
+
+    def _run(self, x: Any, relu: Any) -> Any:
+        residual = x
+        x = relu(self.bn1(x))
+        if self.downsample is not None:
+            residual = self.downsample(x)
+        x = self.conv1(x)
+        x = self.conv2(relu(self.bn2(x)))
+        if self._convs == 3:
+            x = self.conv3(relu(self.bn3(x)))
+        return x + residual
+
+
+class BasicBlockV1(_ResidualV1, HybridBlock):
     """Two 3x3 convolutions with BatchNorm, ReLU after the sum with the (projected) input."""
 
     def __init__(
@@ -85,12 +121,9 @@ class BasicBlockV1(HybridBlock):
             else None
         )
 
-    def forward(self, x: jax.Array) -> jax.Array:
-        residual = self.downsample(x) if self.downsample is not None else x
-        return npx.relu(self.body(x) + residual)
 
 
-class BottleneckV1(HybridBlock):
+class BottleneckV1(_ResidualV1, HybridBlock):
     """1x1 (strided) -> 3x3 -> 1x1 convolutions with BatchNorm; ReLU after the residual sum."""
 
     def __init__(
@@ -123,12 +156,9 @@ class BottleneckV1(HybridBlock):
             else None
         )
 
-    def forward(self, x: jax.Array) -> jax.Array:
-        residual = self.downsample(x) if self.downsample is not None else x
-        return npx.relu(self.body(x) + residual)
 
 
-class BasicBlockV2(HybridBlock):
+class BasicBlockV2(_ResidualV2, HybridBlock):
     """Pre-activation basic block: BN -> ReLU -> 3x3 conv, twice; the projection reads the activated input."""
 
     def __init__(
@@ -149,18 +179,12 @@ class BasicBlockV2(HybridBlock):
             nn.Conv2D(channels, 1, stride, use_bias=False, in_channels=in_channels) if downsample else None
         )
 
-    def forward(self, x: jax.Array) -> jax.Array:
-        residual = x
-        x = npx.relu(self.bn1(x))
-        if self.downsample is not None:
-            residual = self.downsample(x)
-        x = self.conv1(x)
-        x = self.conv2(npx.relu(self.bn2(x)))
-        return x + residual
 
 
-class BottleneckV2(HybridBlock):
+class BottleneckV2(_ResidualV2, HybridBlock):
     """Pre-activation bottleneck: BN-ReLU-1x1, BN-ReLU-3x3 (strided), BN-ReLU-1x1."""
+
+    _convs = 3
 
     def __init__(
         self,
@@ -183,15 +207,6 @@ class BottleneckV2(HybridBlock):
             nn.Conv2D(channels, 1, stride, use_bias=False, in_channels=in_channels) if downsample else None
         )
 
-    def forward(self, x: jax.Array) -> jax.Array:
-        residual = x
-        x = npx.relu(self.bn1(x))
-        if self.downsample is not None:
-            residual = self.downsample(x)
-        x = self.conv1(x)
-        x = self.conv2(npx.relu(self.bn2(x)))
-        x = self.conv3(npx.relu(self.bn3(x)))
-        return x + residual
 
 
 def _stem(features: nn.HybridSequential, channels: int, thumbnail: bool) -> None:
