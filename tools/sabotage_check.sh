@@ -99,5 +99,6 @@ dense_act_prefix_plain|framework/gluon/nn/basic_layers.py|s/                self
 deferred_1x_not_through_graph|framework/gluon/block.py|s/            infer_shapes_through_graph(self, args)/            pass/|tests/gluon/test_symbolic_call.py::test_deferred_shapes_of_a_1x_block_are_inferred_through_its_graph_as_mxnet_does
 concat_no_symbolic_form|framework/gluon/nn/basic_layers.py|s/        return F.concat(\*\[block(x) for block in self._children.values()\], dim=self.axis)/        return self.forward(x)/|tests/gluon/test_symbolic_call.py::test_model_zoo_networks_called_on_symbols_compute_what_they_compute_on_arrays
 resnet_symbol_uses_array_relu|framework/gluon/model_zoo/vision/resnet.py|s/        return self._run(x, lambda y: F.Activation(y, act_type="relu"))/        return self._run(x, npx.relu)/|tests/gluon/test_symbolic_call.py::test_model_zoo_networks_called_on_symbols_compute_what_they_compute_on_arrays
+symbolic_form_ignores_override|framework/gluon/symbolic_call.py|s/        if "forward" in klass.__dict__:/        if False:/|tests/gluon/test_symbolic_call.py::test_a_subclass_overriding_forward_does_not_get_its_parents_symbolic_form
 CASES
 exit $status

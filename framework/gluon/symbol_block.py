@@ -42,6 +42,7 @@ from ..symbol._graph import Graph
 from ..symbol._interp import Program
 from .block import HybridBlock, _bump
 from .parameter import Parameter
+from .symbolic_call import variable_shapes
 
 __all__ = ["SymbolBlock"]
 
@@ -182,19 +183,14 @@ class SymbolBlock(HybridBlock):
         """The shapes of Parameters not known yet, inferred through the graph from the inputs' (as
         MXNet's deferred initialisation of a SymbolBlock does)."""
         program = self._program
-        sym = Symbol(program.graph)
         given = {n: tuple(a.shape) for n, a in zip(program.input_names, args, strict=False)}
         try:
-            arg_shapes, _, aux_shapes = sym.infer_shape_partial(**given)
+            found = variable_shapes(Symbol(program.graph), given)
         except ValueError:
-            arg_shapes = aux_shapes = None
-        if arg_shapes is not None:
-            found = dict(zip(sym.list_arguments(), arg_shapes, strict=True))
-            found.update(zip(sym.list_auxiliary_states(), aux_shapes, strict=True))
-            for key, p in self._reg_params.items():
-                shape = found.get(self._var_of[key])
-                if not p._known and shape and all(s > 0 for s in shape):
-                    p.shape = tuple(shape)
+            found = {}
+        for key, p in self._reg_params.items():
+            if not p._known and self._var_of[key] in found:
+                p.shape = found[self._var_of[key]]
         unknown = [n for n, p in self._reg_params.items() if not p._known]
         if not unknown:
             return

@@ -30,7 +30,7 @@ from ..base import framework_class
 from .hybrid_forward import defines_hybrid_forward
 from .name_scope import operator_prefix
 
-__all__ = ["has_symbol", "call_on_symbols", "infer_shapes_through_graph"]
+__all__ = ["has_symbol", "call_on_symbols", "infer_shapes_through_graph", "variable_shapes"]
 
 
 _symbol_type: list[type] = []  # framework.symbol.Symbol, imported at the first call (every call asks)
@@ -49,6 +49,17 @@ def has_symbol(args: tuple) -> bool:
     return False
 
 
+def _symbolic_form(block: Any) -> Any:
+    """The block's ``_symbol_forward``, when the class that gives it its ``forward`` gives that too (a
+    subclass overriding ``forward`` keeps its own code: the parent's symbolic form is not its math)."""
+    for klass in type(block).__mro__:
+        if "_symbol_forward" in klass.__dict__:
+            return block._symbol_forward
+        if "forward" in klass.__dict__:
+            return None
+    return None
+
+
 def call_on_symbols(block: Any, *args: Any) -> Any:
     """``block(*args)`` with Symbol arguments: the Symbol of its outputs (see the module docstring)."""
     from .. import symbol as F
@@ -60,10 +71,10 @@ def call_on_symbols(block: Any, *args: Any) -> Any:
         params = {name: p.var() for name, p in block._reg_params.items() if p is not None}
         if defines_hybrid_forward(block):
             return block.hybrid_forward(F, *args, **params)
-        emit = getattr(block, "_symbol_forward", None)
+        emit = _symbolic_form(block)
         if emit is not None:
             return emit(F, *args, **params)
-        if framework_class(type(block)) and params:
+        if framework_class(type(block)) and (params or block._compiled_leaf):  # a layer's forward is JAX
             raise TypeError(
                 f"{type(block).__name__} cannot be called on a Symbol here (it has no symbolic form yet); "
                 "call it on arrays, or build the graph with mx.sym operators")
@@ -84,18 +95,21 @@ def infer_shapes_through_graph(block: Any, args: tuple) -> str | None:
         out = call_on_symbols(block, *[F.var(n) for n in names])
         if isinstance(out, (list, tuple)):
             out = F.Group(list(out))
-        arg_shapes, _, aux_shapes = out.infer_shape_partial(
-            **{n: tuple(a.shape) for n, a in zip(names, args, strict=True)})
+        found = variable_shapes(out, {n: tuple(a.shape) for n, a in zip(names, args, strict=True)})
     except Exception as err:  # noqa: BLE001  whatever stops the graph, the caller names it
         return f"{type(err).__name__}: {err}"
+    for p in block._reg_params.values():
+        if p is not None and not p._known and p.var().name in found:
+            p.shape = found[p.var().name]
+    return None
+
+
+def variable_shapes(out: Any, given: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
+    """The shapes of ``out``'s variables (arguments and auxiliary states) that the inputs' ``given``
+    shapes decide, inferred through the graph; the undecided ones are left out."""
+    arg_shapes, _, aux_shapes = out.infer_shape_partial(**given)
     if arg_shapes is None:
-        return "the graph's shapes could not be inferred"
+        return {}
     found = dict(zip(out.list_arguments(), arg_shapes, strict=True))
     found.update(zip(out.list_auxiliary_states(), aux_shapes, strict=True))
-    for p in block._reg_params.values():
-        if p is None or p._known:
-            continue
-        shape = found.get(p.var().name)
-        if shape and all(s > 0 for s in shape):
-            p.shape = tuple(shape)
-    return None
+    return {n: tuple(s) for n, s in found.items() if s and all(d > 0 for d in s)}

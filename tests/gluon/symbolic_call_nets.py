@@ -15,7 +15,8 @@ def layers(mx):
     with net.name_scope():
         net.add(nn.Conv2D(4, 3, padding=1, activation="relu", in_channels=3), nn.BatchNorm(in_channels=4),
                 nn.Activation("tanh"), nn.MaxPool2D(), nn.Conv2D(4, 3, in_channels=4, use_bias=False),
-                nn.LeakyReLU(0.1), nn.AvgPool2D(pool_size=2, strides=1, padding=1), nn.Flatten(),
+                nn.LeakyReLU(0.1), nn.ELU(0.5), nn.SELU(), nn.GELU(), nn.Swish(), nn.PReLU(in_channels=4),
+                nn.AvgPool2D(pool_size=2, strides=1, padding=1), nn.Flatten(),
                 nn.Dropout(0.5), nn.Dense(8, activation="sigmoid", in_units=36), nn.Dense(3, in_units=8))
     return net, (2, 3, 8, 8), ["net_conv0_relu_fwd", "net_tanh0_fwd", "net_dense0_sigmoid_fwd"]
 

@@ -73,10 +73,37 @@ def test_deferred_shapes_of_a_1x_block_are_inferred_through_its_graph_as_mxnet_d
     onp.testing.assert_allclose(_outs(net(x))[0], ref["direct0"], rtol=1e-5, atol=1e-6)
 
 
-def test_a_layer_without_a_symbolic_form_says_so():
-    emb = mx.gluon.nn.Embedding(10, 4)
-    with pytest.raises(TypeError, match="Embedding cannot be called on a Symbol"):
-        emb(mx.sym.var("data"))
+@pytest.mark.parametrize("layer", [mx.gluon.nn.Embedding(10, 4), mx.gluon.nn.SiLU()],
+                         ids=["with-parameters", "without"])
+def test_a_layer_without_a_symbolic_form_says_so(layer):
+    with pytest.raises(TypeError, match=f"{type(layer).__name__} cannot be called on a Symbol"):
+        layer(mx.sym.var("data"))
+
+
+def test_lambdas_and_sync_batchnorm_have_symbolic_forms_with_their_values():
+    from framework.gluon.contrib.nn import SyncBatchNorm
+
+    nn = mx.gluon.nn
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(4, 3, in_channels=3), SyncBatchNorm(in_channels=4), nn.HybridLambda("relu"),
+            nn.HybridLambda(lambda F, x: F.sigmoid(x) * 2))
+    net.initialize()
+    x = np.array(onp.random.RandomState(0).uniform(-1, 1, (2, 3, 6, 6)).astype("float32"))
+    data = mx.sym.var("data")
+    out = net(data)
+    ops = [n["op"] for n in json.loads(out.tojson())["nodes"] if n["op"] != "null"]
+    assert ops == ["Convolution", "_contrib_SyncBatchNorm", "relu", "sigmoid", "_mul_scalar"]
+    block = mx.gluon.SymbolBlock(out, data, params=net.collect_params())
+    onp.testing.assert_allclose(onp.asarray(block(x)), onp.asarray(net(x)), rtol=1e-5, atol=1e-6)
+
+
+def test_a_subclass_overriding_forward_does_not_get_its_parents_symbolic_form():
+    class Twice(mx.gluon.nn.Activation):
+        def forward(self, x):
+            return x * 2
+
+    out = Twice("relu")(mx.sym.var("data"))
+    assert [n["op"] for n in json.loads(out.tojson())["nodes"]] == ["null", "_mul_scalar"]
 
 
 def test_gluon_layers_are_reachable_where_mxnet_1x_defines_them():

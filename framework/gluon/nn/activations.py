@@ -107,6 +107,9 @@ class PReLU(HybridBlock):
     def forward(self, x: jax.Array) -> jax.Array:
         return _ops.leaky_relu(x, self.alpha.data(), act_type="prelu")
 
+    def _symbol_forward(self, F: Any, x: Any, alpha: Any) -> Any:
+        return F.LeakyReLU(x, gamma=alpha, act_type="prelu", name="fwd")
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(in_channels={self.alpha.shape[0]})"
 
@@ -126,6 +129,9 @@ class ELU(_Act):
     def forward(self, x: jax.Array) -> jax.Array:
         return _ops.leaky_relu(x, act_type="elu", slope=self._alpha)
 
+    def _symbol_forward(self, F: Any, x: Any) -> Any:
+        return F.LeakyReLU(x, act_type="elu", slope=self._alpha)
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(alpha={self._alpha})"
 
@@ -140,6 +146,9 @@ class SELU(_Act):
 
     def forward(self, x: jax.Array) -> jax.Array:
         return _ops.leaky_relu(x, act_type="selu")
+
+    def _symbol_forward(self, F: Any, x: Any) -> Any:
+        return F.LeakyReLU(x, act_type="selu", name="fwd")
 
 
 class GELU(_Act):
@@ -159,6 +168,9 @@ class GELU(_Act):
     def forward(self, x: jax.Array) -> jax.Array:
         return _ops.leaky_relu(x, act_type="gelu" if self._approximation == "erf" else "gelu_tanh")
 
+    def _symbol_forward(self, F: Any, x: Any) -> Any:
+        return F.LeakyReLU(x, act_type="gelu" if self._approximation == "erf" else "gelu_tanh", name="fwd")
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(approximation={self._approximation})"
 
@@ -177,6 +189,9 @@ class Swish(_Act):
 
     def forward(self, x: jax.Array) -> jax.Array:
         return x * jax.nn.sigmoid(self._beta * x)
+
+    def _symbol_forward(self, F: Any, x: Any) -> Any:
+        return x * F.sigmoid(self._beta * x, name="fwd")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(beta={self._beta})"

@@ -179,6 +179,9 @@ class Identity(HybridBlock):
     def forward(self, x: Any) -> Any:
         return x
 
+    def _symbol_forward(self, F: Any, x: Any) -> Any:
+        return x
+
 
 def _lookup(function: str, who: str) -> Callable[..., Any]:
     for namespace in (_np, _npx):
@@ -236,6 +239,7 @@ class HybridLambda(HybridBlock):
 
     def __init__(self, function: str | Callable[..., Any], prefix: str | None = None) -> None:
         super().__init__(prefix)
+        self._by_name = isinstance(function, str)
         if isinstance(function, str):
             self._func, self._func_name, self._wants_f = _lookup(function, "HybridLambda"), function, False
         elif callable(function):
@@ -254,6 +258,14 @@ class HybridLambda(HybridBlock):
         if self._wants_f:
             return self._func(_F(), x, *args)
         return self._func(x, *args)
+
+    def _symbol_forward(self, F: Any, x: Any, *args: Any) -> Any:
+        if self._wants_f:
+            return self._func(F, x, *args)
+        if self._by_name:  # MXNet looks the name up in F
+            return getattr(F, self._func_name)(x, *args)
+        raise TypeError(f"HybridLambda({self._func_name}) cannot be called on a Symbol: write it as "
+                        "lambda F, x: ... with F's operators")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._func_name})"

@@ -63,6 +63,14 @@ class SyncBatchNorm(BatchNorm):
         self._sync = {"eps": epsilon, "momentum": momentum, "fix_gamma": not scale,
                       "use_global_stats": use_global_stats, "ndev": num_devices, "axis_name": axis_name}
 
+    def _symbol_forward(self, F: Any, x: Any, gamma: Any, beta: Any, running_mean: Any,
+                        running_var: Any) -> Any:
+        s = self._sync
+        return F.contrib.SyncBatchNorm(x, gamma, beta, running_mean, running_var, name="fwd", eps=s["eps"],
+                                       momentum=s["momentum"], fix_gamma=s["fix_gamma"],
+                                       use_global_stats=s["use_global_stats"], ndev=s["ndev"] or 1,
+                                       key=self.prefix)
+
     def forward(self, x: jax.Array) -> jax.Array:
         s = self._sync
         training = _tape.is_training() and not s["use_global_stats"]
