@@ -72,7 +72,7 @@ def assign(block: Any, prefix: str | None, params: Any) -> None:
     explicit = prefix is not None or params is not None
     stack = _stack()
     parent = stack[-1] if stack else None
-    internal = getattr(_local, "internal", None) is parent is not None
+    internal = parent is not None and getattr(_local, "internal", None) is parent  # a layer's own part
     object.__setattr__(block, "_empty_prefix", prefix == "")
     if prefix is None:
         counts = parent.__dict__["_scope_counts"] if parent is not None else _global_counts

@@ -424,17 +424,22 @@ class Parameter:
             if self._grad is not None:
                 self._grad = {d: g.astype(self.dtype) for d, g in self._grad.items()}
 
+    @property
+    def _var_name(self) -> str:
+        """The name of this Parameter's Symbol variable: its 1.x full name (``dense0_weight``) when it
+        has one, else its own name."""
+        return getattr(self, "_legacy_name", None) or self.name
+
     def var(self) -> Any:
         """This Parameter as a Symbol variable (its name, shape when known, dtype, lr/wd multipliers),
         as MXNet 1.x's ``Parameter.var()``: what a Block called on Symbols passes for it."""
         from ..symbol import var
 
-        name = getattr(self, "_legacy_name", None) or self.name  # the 1.x full name, dense0_weight
         init = self.init
         if not (isinstance(init, str) or callable(getattr(init, "dumps", None))):
             init = None  # MXNet records a named or serialisable initializer only
-        return var(name, shape=self.shape, dtype=self.dtype, lr_mult=self.lr_mult, wd_mult=self.wd_mult,
-                   init=init, stype="default")
+        return var(self._var_name, shape=self.shape, dtype=self.dtype, lr_mult=self.lr_mult,
+                   wd_mult=self.wd_mult, init=init, stype="default")
 
     # ------------------------------------------------------------------ what a backward writes
     # (framework.autograd.pending.GradientLeaf / StateHolder: the recorder's interface to Parameters)

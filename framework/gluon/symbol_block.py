@@ -100,14 +100,14 @@ class SymbolBlock(HybridBlock):
         given = dict(params.items()) if params is not None else {}
         for p in list(given.values()):  # a Block's collect_params(): also by the 1.x names its vars carry
             if isinstance(p, Parameter):
-                given.setdefault(getattr(p, "_legacy_name", None) or p.name, p)
+                given.setdefault(p._var_name, p)
         aux = set(program.aux_names)
         # MXNet keeps each Parameter under its variable's name less the prefix all of them share (what
         # save_parameters writes: a FeatureExtractor made in 'ssd0_''s scope holds 'mobilenet0_conv0_weight')
         cut = len(os.path.commonprefix(list(program.param_names)))
         if any(len(n) == cut for n in program.param_names):
             cut = 0  # keep a whole name rather than an empty key (MXNet would keep '')
-        object.__setattr__(self, "_var_of", {})
+        object.__setattr__(self, "_by_var", {})  # the graph's variable name -> its Parameter
         for name in program.param_names:
             p = given.get(name)
             if p is None:
@@ -120,10 +120,9 @@ class SymbolBlock(HybridBlock):
                               shape=_declared_shape(node.attrs), dtype=dtype, allow_deferred_init=True)
             elif not isinstance(p, Parameter):
                 raise TypeError(f"SymbolBlock: params[{name!r}] must be a Parameter, got {type(p).__name__}")
-            key = name[cut:]
-            self._reg_params[key] = p
-            self._var_of[key] = name
-            p._structural_name = p._structural_name or key
+            self._reg_params[name[cut:]] = p
+            self._by_var[name] = p
+            p._structural_name = p._structural_name or name[cut:]
         _bump()
 
     @staticmethod
@@ -147,7 +146,7 @@ class SymbolBlock(HybridBlock):
         for key, v in loaded.items():
             name = key.split(":", 1)[1] if key.startswith(("arg:", "aux:")) else key
             values[name] = v
-        params = {self._var_of[k]: p for k, p in self._reg_params.items()}
+        params = self._by_var
         missing = [n for n in params if n not in values]
         if missing and not allow_missing:
             raise ValueError(f"SymbolBlock.imports: parameter(s) {missing} of the graph are missing in "
@@ -170,13 +169,11 @@ class SymbolBlock(HybridBlock):
     def forward(self, *args: Any) -> Any:
         program = self._program
         training = _tape.is_training()
-        var_of = self._var_of
-        values = {var_of[k]: p.data() for k, p in self._reg_params.items()}
+        values = {name: p.data() for name, p in self._by_var.items()}
         key = self.prng_key() if training and self._stochastic else None
         outs, updates = program(values, args, training=training, key=key)
-        params = {var_of[k]: p for k, p in self._reg_params.items()}
         for name, v in updates.items():
-            params[name].set_data(v)
+            self._by_var[name].set_data(v)
         return outs[0] if len(outs) == 1 else list(outs)
 
     def infer_shape(self, *args: Any) -> None:
@@ -188,9 +185,9 @@ class SymbolBlock(HybridBlock):
             found = variable_shapes(Symbol(program.graph), given)
         except ValueError:
             found = {}
-        for key, p in self._reg_params.items():
-            if not p._known and self._var_of[key] in found:
-                p.shape = found[self._var_of[key]]
+        for name, p in self._by_var.items():
+            if not p._known and name in found:
+                p.shape = found[name]
         unknown = [n for n, p in self._reg_params.items() if not p._known]
         if not unknown:
             return

@@ -99,8 +99,8 @@ def infer_shapes_through_graph(block: Any, args: tuple) -> str | None:
     except Exception as err:  # noqa: BLE001  whatever stops the graph, the caller names it
         return f"{type(err).__name__}: {err}"
     for p in block._reg_params.values():
-        if p is not None and not p._known and p.var().name in found:
-            p.shape = found[p.var().name]
+        if p is not None and not p._known and p._var_name in found:
+            p.shape = found[p._var_name]
     return None
 
 

@@ -55,14 +55,18 @@ class _Conv(HybridBlock):
         if groups < 1 or channels % groups or (in_channels and in_channels % groups):
             raise ValueError(f"{name}: groups={groups} must divide channels={channels} and "
                              f"in_channels={in_channels}")
-        self._channels, self._in_channels, self._groups = channels, in_channels, groups
-        self._kernel = _tuple("kernel_size", kernel_size, nd, name)
-        self._strides = _tuple("strides", strides, nd, name)
-        self._padding = _tuple("padding", padding, nd, name)
-        self._dilation = _tuple("dilation", dilation, nd, name)
-        self._outpad = _tuple("output_padding", output_padding, nd, name)
-        self._layout = layout
+        self._channels, self._in_channels = channels, in_channels
         self._channel_last = layout.endswith("C")
+        # MXNet's own record of the operator's arguments, the one this layer reads: code written for
+        # MXNet reads and edits it (GluonCV's pruned ResNets set num_filter, with _channels)
+        self._kwargs: dict[str, Any] = {
+            "kernel": _tuple("kernel_size", kernel_size, nd, name),
+            "stride": _tuple("strides", strides, nd, name),
+            "dilate": _tuple("dilation", dilation, nd, name),
+            "pad": _tuple("padding", padding, nd, name),
+            "num_filter": channels, "num_group": groups, "no_bias": not use_bias, "layout": layout}
+        if self._transpose:
+            self._kwargs["adj"] = _tuple("output_padding", output_padding, nd, name)
         self.weight = Parameter("weight", shape=self._weight_shape(in_channels), init=weight_initializer,
                                 allow_deferred_init=True)
         self.bias = (Parameter("bias", shape=(channels,), init=bias_initializer, allow_deferred_init=True)
@@ -71,32 +75,27 @@ class _Conv(HybridBlock):
         if activation is not None:
             with internal_scope(self):  # named <prefix><act_type>_, as MXNet 1.x names it
                 self.act = Activation(activation, prefix=f"{activation}_")
-        # MXNet's own record of the operator's arguments; code written for MXNet reads and edits it
-        # (GluonCV's pruned ResNets set num_filter), and forward takes the operator's arguments from it
-        self._kwargs: dict[str, Any] = {
-            "kernel": self._kernel, "stride": self._strides, "dilate": self._dilation, "pad": self._padding,
-            "num_filter": channels, "num_group": groups, "no_bias": not use_bias, "layout": layout}
-        if self._transpose:
-            self._kwargs["adj"] = self._outpad
 
     def _weight_shape(self, in_channels: int) -> tuple[int, ...]:
+        groups, kernel = self._kwargs["num_group"], self._kwargs["kernel"]
         if self._transpose:
-            lead, per_group = in_channels, self._channels // self._groups
+            lead, per_group = in_channels, self._channels // groups
         else:
-            lead, per_group = self._channels, in_channels // self._groups
+            lead, per_group = self._channels, in_channels // groups
         if self._channel_last:
-            return (lead, *self._kernel, per_group)
-        return (lead, per_group, *self._kernel)
+            return (lead, *kernel, per_group)
+        return (lead, per_group, *kernel)
 
     def infer_shape(self, x: Any, *args: Any) -> None:
         if x.ndim != self._nd + 2:
             raise ValueError(
-                f"{type(self).__name__} expects {self._nd + 2}-D input ({self._layout}), got shape "
+                f"{type(self).__name__} expects {self._nd + 2}-D input ({self._kwargs['layout']}), got shape "
                 f"{tuple(x.shape)}"
             )
         in_channels = x.shape[-1] if self._channel_last else x.shape[1]
-        if in_channels % self._groups:
-            raise ValueError(f"{type(self).__name__}: groups={self._groups} must divide the input's "
+        groups = self._kwargs["num_group"]
+        if in_channels % groups:
+            raise ValueError(f"{type(self).__name__}: groups={groups} must divide the input's "
                              f"{in_channels} channels")
         self.weight.shape = self._weight_shape(in_channels)
 
@@ -117,15 +116,16 @@ class _Conv(HybridBlock):
 
     def __repr__(self) -> str:
         nd = self._nd
-        s = f"kernel_size={self._kernel}, stride={self._strides}"
-        if self._padding != (0,) * nd:
-            s += f", padding={self._padding}"
-        if self._dilation != (1,) * nd:
-            s += f", dilation={self._dilation}"
-        if self._transpose and self._outpad != (0,) * nd:
-            s += f", output_padding={self._outpad}"
-        if self._groups != 1:
-            s += f", groups={self._groups}"
+        k = self._kwargs
+        s = f"kernel_size={k['kernel']}, stride={k['stride']}"
+        if k["pad"] != (0,) * nd:
+            s += f", padding={k['pad']}"
+        if k["dilate"] != (1,) * nd:
+            s += f", dilation={k['dilate']}"
+        if self._transpose and k["adj"] != (0,) * nd:
+            s += f", output_padding={k['adj']}"
+        if k["num_group"] != 1:
+            s += f", groups={k['num_group']}"
         if self.bias is None:
             s += ", bias=False"
         if self.act is not None:

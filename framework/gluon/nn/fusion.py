@@ -53,7 +53,7 @@ def pairable(conv: Block, pool: Block) -> bool:
     act = None if conv.act is None else conv.act._act_type
     k = pool._kwargs
     monotone = act is None or act in fast_cpu.MONOTONE_ACTIVATIONS
-    return (conv._layout == "NCHW" and monotone and k["layout"] == "NCHW"
+    return (conv._kwargs["layout"] == "NCHW" and monotone and k["layout"] == "NCHW"
             and k["stride"] == k["kernel"] and k["pad"] == (0, 0) and k["pooling_convention"] == "valid")
 
 
@@ -75,18 +75,19 @@ class ConvPool(HybridBlock):
 
     def forward(self, x: Any) -> Any:
         conv, pool = self.conv, self.pool
+        c = conv._kwargs
         if conv.weight._data is None:  # deferred shapes: the layers infer them one by one
             return pool(conv(x))
         w = conv.weight.data()
         shape_ok = (getattr(x, "ndim", 0) == 4 and fast_cpu.supports_conv2d_maxpool2d(
-            x.shape, w.shape, conv._strides, conv._padding, conv._dilation, conv._groups,
+            x.shape, w.shape, c["stride"], c["pad"], c["dilate"], c["num_group"],
             pool._kwargs["kernel"], x.dtype))
         if not shape_ok:
             return pool(conv(x))
         bias = None if conv.bias is None else conv.bias.data()
         act = None if conv.act is None else conv.act._act_type
-        return fast_cpu.conv2d_maxpool2d(x, w, bias, conv._strides, conv._padding, conv._dilation,
-                                         conv._groups, pool=pool._kwargs["kernel"], activation=act)
+        return fast_cpu.conv2d_maxpool2d(x, w, bias, c["stride"], c["pad"], c["dilate"],
+                                         c["num_group"], pool=pool._kwargs["kernel"], activation=act)
 
     def __repr__(self) -> str:
         return f"ConvPool(\n  {self.conv!r}\n  {self.pool!r}\n)"

@@ -122,7 +122,6 @@ class BasicBlockV1(_ResidualV1, HybridBlock):
         )
 
 
-
 class BottleneckV1(_ResidualV1, HybridBlock):
     """1x1 (strided) -> 3x3 -> 1x1 convolutions with BatchNorm; ReLU after the residual sum."""
 
@@ -157,7 +156,6 @@ class BottleneckV1(_ResidualV1, HybridBlock):
         )
 
 
-
 class BasicBlockV2(_ResidualV2, HybridBlock):
     """Pre-activation basic block: BN -> ReLU -> 3x3 conv, twice; the projection reads the activated input."""
 
@@ -178,7 +176,6 @@ class BasicBlockV2(_ResidualV2, HybridBlock):
         self.downsample = (
             nn.Conv2D(channels, 1, stride, use_bias=False, in_channels=in_channels) if downsample else None
         )
-
 
 
 class BottleneckV2(_ResidualV2, HybridBlock):
@@ -206,7 +203,6 @@ class BottleneckV2(_ResidualV2, HybridBlock):
         self.downsample = (
             nn.Conv2D(channels, 1, stride, use_bias=False, in_channels=in_channels) if downsample else None
         )
-
 
 
 def _stem(features: nn.HybridSequential, channels: int, thumbnail: bool) -> None:
