@@ -109,15 +109,15 @@ def run_phase(mode: str, models: list[str], cmd_for, env: dict[str, str], out: P
 def compare(name: str, out: Path, n_ref: int, n_ours: int, tol: float) -> tuple[bool, float, str]:
     if n_ref != n_ours:
         return False, float("nan"), f"{n_ours} outputs, MXNet {n_ref}"
+    refs = [onp.load(out / f"{name}.reference.out{i}.npy", allow_pickle=False) for i in range(n_ref)]
+    ours = [onp.load(out / f"{name}.ours.out{i}.npy", allow_pickle=False) for i in range(n_ref)]
     worst = 0.0
-    for i in range(n_ref):
-        ref = onp.load(out / f"{name}.reference.out{i}.npy", allow_pickle=False)
-        ours = onp.load(out / f"{name}.ours.out{i}.npy", allow_pickle=False)
-        if ref.shape != ours.shape:
-            return False, float("nan"), f"output {i}: shape {ours.shape}, MXNet {ref.shape}"
+    for i, (ref, our) in enumerate(zip(refs, ours, strict=True)):
+        if ref.shape != our.shape:
+            return False, float("nan"), f"output {i}: shape {our.shape}, MXNet {ref.shape}"
         if ref.size == 0:
             continue
-        ref64, ours64 = ref.astype(onp.float64), ours.astype(onp.float64)
+        ref64, ours64 = ref.astype(onp.float64), our.astype(onp.float64)
         if not onp.isfinite(ref64).all():
             same = onp.array_equal(onp.isnan(ref64), onp.isnan(ours64))
             mask = onp.isfinite(ref64)
@@ -128,35 +128,35 @@ def compare(name: str, out: Path, n_ref: int, n_ours: int, tol: float) -> tuple[
                 continue
         scale = max(float(onp.abs(ref64).max()), 1e-12)
         worst = max(worst, float(onp.abs(ref64 - ours64).max()) / scale)
-    if worst > tol and _same_rows(name, out, n_ref, tol):
+    if worst > tol and _same_rows(refs, ours, tol):
         return True, tol, "the same detections; rows of equal score in another order"
     return worst <= tol, worst, ""
 
 
-def _rows(name: str, out: Path, side: str, n: int) -> list[onp.ndarray] | None:
+def _rows(arrays: list[onp.ndarray]) -> list[onp.ndarray] | None:
     """A detector's outputs (ids, scores, boxes: each (batch, N, ...)) as one (N, k) row matrix per
     batch element; None when the outputs are not row-aligned that way."""
-    arrays = [onp.load(out / f"{name}.{side}.out{i}.npy", allow_pickle=False).astype(onp.float64)
-              for i in range(n)]
-    if n < 2 or any(a.ndim < 2 or a.shape[:2] != arrays[0].shape[:2] for a in arrays):
+    if len(arrays) < 2 or any(a.ndim < 2 or a.shape[:2] != arrays[0].shape[:2] for a in arrays):
         return None
     batch, rows = arrays[0].shape[:2]
-    return [onp.concatenate([a[b].reshape(rows, -1) for a in arrays], axis=1) for b in range(batch)]
+    return [onp.concatenate([a[b].reshape(rows, -1).astype(onp.float64) for a in arrays], axis=1)
+            for b in range(batch)]
 
 
-def _same_rows(name: str, out: Path, n: int, tol: float) -> bool:
+def _same_rows(refs: list[onp.ndarray], ours: list[onp.ndarray], tol: float) -> bool:
     """Whether the two sides' detections are the same rows up to order: a detector orders rows of
     equal score as its sort happens to (MXNet's topk/NMS and XLA's differ), so each side's rows are put
-    in one canonical order (by their values rounded to the tolerance) before comparing."""
-    ref, ours = _rows(name, out, "reference", n), _rows(name, out, "ours", n)
-    if ref is None or ours is None:
+    in one canonical order (by their values rounded to the tolerance of their column) before each column
+    is compared within twice its tolerance."""
+    ref, our = _rows(refs), _rows(ours)
+    if ref is None or our is None:
         return False
-    for r, o in zip(ref, ours, strict=True):
+    for r, o in zip(ref, our, strict=True):
         if not (onp.isfinite(r).all() and onp.isfinite(o).all()):
             return False
         step = tol * onp.maximum(onp.abs(r).max(axis=0), 1e-12)
         canon = [m[onp.lexsort(onp.round(m / step).T[::-1])] for m in (r, o)]
-        if onp.abs(canon[0] - canon[1]).max() > (step * 2).max():
+        if not (onp.abs(canon[0] - canon[1]) <= 2 * step).all():
             return False
     return True
 
