@@ -31,8 +31,8 @@ from __future__ import annotations
 import collections
 import inspect
 import threading
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -46,6 +46,9 @@ __all__ = [
     "CustomOpProp",
     "register",
     "Custom",
+    "CustomResult",
+    "apply_custom",
+    "custom_prop",
     "NDArray",
     "OperatorArguments",
     "get_all_registered_operators",
@@ -58,6 +61,7 @@ OperatorArguments = collections.namedtuple("OperatorArguments", ["narg", "names"
 
 _REGISTRY: dict[str, type] = {}
 _FUNCTIONS: dict[tuple, Callable[..., Any]] = {}
+_SPECS: dict[tuple, Any] = {}  # the _Spec behind each of _FUNCTIONS
 _HOST: set[tuple[str, str]] = set()  # (op_type, 'forward'|'backward') that must run on the host
 _LOCK = threading.Lock()
 _TRACER_ERRORS = (
@@ -161,7 +165,7 @@ def register(reg_name: str) -> Callable[[type], type]:
         with _LOCK:
             _REGISTRY[reg_name] = prop_cls
             for key in [k for k in _FUNCTIONS if k[0] == reg_name]:
-                del _FUNCTIONS[key]
+                del _FUNCTIONS[key], _SPECS[key]
             _HOST.difference_update({(reg_name, "forward"), (reg_name, "backward")})
         return prop_cls
 
@@ -188,57 +192,64 @@ class _Spec:
     """One operator instance with its shapes and types (what a compiled function is built for)."""
 
     def __init__(self, op_type: str, kwargs: tuple, shapes: tuple, dtypes: tuple, is_train: bool) -> None:
-        if op_type not in _REGISTRY:
-            raise ValueError(
-                f"Custom: op_type={op_type!r} is not registered; known: {sorted(_REGISTRY)}. "
-                "Decorate the CustomOpProp subclass with @mx.operator.register(name)"
-            )
         self.op_type, self.is_train = op_type, is_train
-        self.prop = _REGISTRY[op_type](**dict(kwargs))
-        n_args = len(self.prop.list_arguments())
-        if self.prop.list_auxiliary_states():
-            raise NotImplementedError(
-                f"Custom {op_type!r}: auxiliary states are not supported (arrays are "
-                "immutable, so an operator cannot update them in place); keep such state "
-                "in a Block's Parameter or return it as an output"
-            )
-        if len(shapes) != n_args:
+        self.prop = custom_prop(op_type, dict(kwargs))
+        self.arg_names = list(self.prop.list_arguments())
+        self.aux_names = list(self.prop.list_auxiliary_states())
+        n_args, n_aux = len(self.arg_names), len(self.aux_names)
+        if len(shapes) != n_args + n_aux:
             raise ValueError(
-                f"Custom {op_type!r}: {len(shapes)} inputs given, the operator's arguments are "
-                f"{self.prop.list_arguments()}"
+                f"Custom {op_type!r}: {len(shapes)} inputs given, the operator takes its arguments "
+                f"{self.arg_names} and auxiliary states {self.aux_names}"
             )
-        in_shapes, out_shapes, _ = self.prop.infer_shape([list(s) for s in shapes])
-        in_types, out_types, _ = self.prop.infer_type([onp.dtype(d).type for d in dtypes])
+        in_shapes, out_shapes, aux_shapes = self.prop.infer_shape([list(s) for s in shapes[:n_args]])
+        in_types, out_types, aux_types = self.prop.infer_type([onp.dtype(d).type for d in dtypes[:n_args]])
         self.in_shapes = [tuple(int(d) for d in s) for s in in_shapes]
         self.out_shapes = [tuple(int(d) for d in s) for s in out_shapes]
+        self.aux_shapes = [tuple(int(d) for d in s) for s in aux_shapes]
         self.in_dtypes = [jnp.dtype(t) for t in in_types]
         self.out_dtypes = [jnp.dtype(t) for t in out_types]
+        self.aux_dtypes = [jnp.dtype(t) for t in aux_types] or [jnp.dtype(d) for d in dtypes[n_args:]]
         from .device import current_device
 
         self.op = self.prop.create_operator(
             current_device(), [list(s) for s in self.in_shapes], [onp.dtype(t).type for t in self.in_dtypes]
         )
         self.n_out = len(self.out_shapes)
+        self.n_args = n_args
+        # which auxiliary states the last run of the user's forward wrote (None: not known, as when
+        # the forward runs later on the host)
+        self.aux_written: list[int] | None = None
 
     # ---- the user's code, on arrays (tracers or concrete)
     def forward(self, inputs: Sequence[Any]) -> list[jax.Array]:
+        """The outputs, then the auxiliary states as the forward left them."""
         outs = _slots(self.out_shapes, self.out_dtypes)
+        aux = _slots(self.aux_shapes, self.aux_dtypes)
+        for slot, value in zip(aux, inputs[self.n_args:], strict=True):
+            slot[:] = value
+            slot.written = False
         self.op.forward(
-            is_train=self.is_train, req=["write"] * self.n_out, in_data=list(inputs), out_data=outs, aux=[]
+            is_train=self.is_train, req=["write"] * self.n_out, in_data=list(inputs[: self.n_args]),
+            out_data=outs, aux=aux
         )
-        return _read(outs, self.out_shapes, self.out_dtypes, "out_data")
+        self.aux_written = [i for i, slot in enumerate(aux) if slot.written]
+        return [*_read(outs, self.out_shapes, self.out_dtypes, "out_data"),
+                *_read(aux, self.aux_shapes, self.aux_dtypes, "aux")]
 
     def backward(
         self, inputs: Sequence[Any], outputs: Sequence[Any], grads: Sequence[Any]
     ) -> list[jax.Array]:
+        """The gradients of the arguments (``outputs`` ends with the auxiliary states after the
+        forward, which the backward sees as MXNet's does)."""
         in_grad = _slots(self.in_shapes, self.in_dtypes)
         self.op.backward(
-            req=["write"] * len(inputs),
+            req=["write"] * self.n_args,
             out_grad=list(grads),
-            in_data=list(inputs),
-            out_data=list(outputs),
+            in_data=list(inputs[: self.n_args]),
+            out_data=list(outputs[: self.n_out]),
             in_grad=in_grad,
-            aux=[],
+            aux=list(outputs[self.n_out:]),
         )
         return _read(in_grad, self.in_shapes, self.in_dtypes, "in_grad")
 
@@ -257,13 +268,14 @@ class _Spec:
         return list(jax.pure_callback(call, result, *arrays, vmap_method="sequential"))
 
     def run(self, kind: str, arrays: Sequence[Any]) -> list[jax.Array]:
-        n_in = len(self.in_shapes)
+        n_in, n_all = self.n_args + len(self.aux_shapes), self.n_out + len(self.aux_shapes)
         if kind == "forward":
-            fn, shapes, dtypes = self.forward, self.out_shapes, self.out_dtypes
+            fn = self.forward
+            shapes, dtypes = self.out_shapes + self.aux_shapes, self.out_dtypes + self.aux_dtypes
         else:
 
             def fn(a):
-                return self.backward(a[:n_in], a[n_in : n_in + self.n_out], a[n_in + self.n_out :])
+                return self.backward(a[:n_in], a[n_in : n_in + n_all], a[n_in + n_all :])
 
             shapes, dtypes = self.in_shapes, self.in_dtypes
         key = (self.op_type, kind)
@@ -274,53 +286,121 @@ class _Spec:
                 _HOST.add(key)
         if not any(isinstance(a, jax.core.Tracer) for a in arrays):
             return fn(list(arrays))
+        if kind == "forward":
+            self.aux_written = None
         return self._on_host(fn, arrays, shapes, dtypes)
 
 
 def _function(spec: _Spec) -> Callable[..., Any]:
-    """The custom_vjp function of one operator instance."""
+    """The custom_vjp function of one operator instance: arguments and auxiliary states in, outputs and
+    the auxiliary states after the forward out (their gradients are zero)."""
 
     @jax.custom_vjp
-    def op(*inputs: jax.Array) -> Any:
-        outs = spec.run("forward", inputs)
-        return outs[0] if spec.n_out == 1 else tuple(outs)
+    def op(*inputs: jax.Array) -> tuple:
+        return tuple(spec.run("forward", inputs))
 
-    def fwd(*inputs: jax.Array) -> tuple[Any, tuple]:
-        outs = spec.run("forward", inputs)
-        return (outs[0] if spec.n_out == 1 else tuple(outs)), (tuple(inputs), tuple(outs))
+    def fwd(*inputs: jax.Array) -> tuple[tuple, tuple]:
+        outs = tuple(spec.run("forward", inputs))
+        return outs, (tuple(inputs), outs)
 
-    def bwd(res: tuple, g: Any) -> tuple:
+    def bwd(res: tuple, g: tuple) -> tuple:
         inputs, outs = res
-        grads = [g] if spec.n_out == 1 else list(g)
+        grads = list(g[: spec.n_out])
         if not spec.prop.need_top_grad_:
-            grads = [jnp.ones_like(o) for o in outs]
-        return tuple(spec.run("backward", [*inputs, *outs, *grads]))
+            grads = [jnp.ones_like(o) for o in outs[: spec.n_out]]
+        in_grads = spec.run("backward", [*inputs, *outs, *grads])
+        return (*in_grads, *[jnp.zeros_like(a) for a in inputs[spec.n_args:]])
 
     op.defvjp(fwd, bwd)
     op.__name__ = f"Custom_{spec.op_type}"
     return op
 
 
-def Custom(*data: Any, op_type: str, name: str | None = None, out: Any = None, **kwargs: Any) -> Any:
-    """Apply the registered operator ``op_type`` to ``data`` (``mx.nd.Custom``): one array, or a list
-    for several outputs. The keyword arguments reach the operator's ``CustomOpProp`` as strings."""
-    from .autograd import is_training
+def _store_aux(op_type: str, name: str | None, target: Any, value: Any, index: int) -> None:
+    """Write an auxiliary state the forward changed back where it came from: a Variable in place, a
+    Parameter's value in a Block's call through the Parameter (MXNet mutates the array)."""
+    from .autograd.variable import Variable
+    from .gluon.binding import current, parameter_of
+
+    if isinstance(target, Variable):
+        target[:] = value
+        return
+    param = parameter_of(target)
+    if param is not None:
+        if not isinstance(value, jax.core.Tracer):
+            param.set_data(_values_of(value))
+        elif current().pure:  # a compiled call: a state update of the call
+            param.set_data(value)
+        # else an abstract evaluation of an imperative call (deferred shapes): nothing to store
+        return
+    raise TypeError(
+        f"Custom {op_type!r}{'' if name is None else f' ({name})'}: its forward changed auxiliary state "
+        f"{index}, but the {type(target).__name__} given for it cannot change in place. Pass a Variable "
+        "(autograd.attach_grad(x, grad_req='null')), or a Parameter's value inside a Block's forward."
+    )
+
+
+def _values_of(x: Any) -> Any:
+    from .autograd import tape
+
+    return tape.values_of(x)
+
+
+class CustomResult(NamedTuple):
+    """What one application of a custom operator gives: its outputs, its auxiliary states after the
+    forward, and which of those the forward wrote (None: not known, so every one)."""
+
+    outputs: list[Any]
+    aux: list[Any]
+    aux_written: list[int] | None
+
+
+def custom_prop(op_type: str, attrs: Mapping[str, Any]) -> CustomOpProp:
+    """The registered ``CustomOpProp`` of ``op_type`` made with ``attrs`` (as strings, as MXNet passes
+    them)."""
+    if op_type not in _REGISTRY:
+        raise ValueError(
+            f"Custom: op_type={op_type!r} is not registered; known: {sorted(_REGISTRY)}. "
+            "Decorate the CustomOpProp subclass with @mx.operator.register(name)"
+        )
+    return _REGISTRY[op_type](**{k: str(v) for k, v in attrs.items()})
+
+
+def apply_custom(op_type: str, attrs: Mapping[str, Any], data: Sequence[Any], training: bool) -> CustomResult:
+    """Apply the registered operator ``op_type`` to ``data`` (its arguments, then its auxiliary
+    states): what ``nd.Custom`` and the symbol interpreter's ``Custom`` node both run."""
     from .np.dispatch import recordable
 
-    if out is not None:
-        raise TypeError("nd.Custom(..., out=...): arrays are immutable; use the returned value")
-    frozen = tuple(sorted((k, str(v)) for k, v in kwargs.items()))
+    frozen = tuple(sorted((k, str(v)) for k, v in attrs.items()))
     shapes = tuple(tuple(int(d) for d in jnp.shape(x)) for x in data)
     dtypes = tuple(str(jnp.result_type(x)) for x in data)
-    key = (op_type, frozen, shapes, dtypes, bool(is_training()))
+    key = (op_type, frozen, shapes, dtypes, bool(training))
     with _LOCK:
         fn = _FUNCTIONS.get(key)
     if fn is None:
-        fn = _function(_Spec(op_type, frozen, shapes, dtypes, bool(is_training())))
+        spec = _Spec(op_type, frozen, shapes, dtypes, bool(training))
         with _LOCK:
-            fn = _FUNCTIONS.setdefault(key, fn)
+            _SPECS.setdefault(key, spec)
+            fn = _FUNCTIONS.setdefault(key, _function(_SPECS[key]))
     result = recordable(fn)(*data)
-    return list(result) if isinstance(result, tuple) else result
+    spec = _SPECS[key]
+    return CustomResult(list(result[: spec.n_out]), list(result[spec.n_out :]), spec.aux_written)
+
+
+def Custom(*data: Any, op_type: str, name: str | None = None, out: Any = None, **kwargs: Any) -> Any:
+    """Apply the registered operator ``op_type`` to ``data`` (``mx.nd.Custom``): one array, or a list
+    for several outputs. The keyword arguments reach the operator's ``CustomOpProp`` as strings.
+    Auxiliary states follow the arguments; those the forward changes are written back (a Variable in
+    place, a Parameter's value in a Block's call to the Parameter)."""
+    from .autograd import is_training
+
+    if out is not None:
+        raise TypeError("nd.Custom(..., out=...): arrays are immutable; use the returned value")
+    res = apply_custom(op_type, kwargs, data, bool(is_training()))
+    n_args = len(data) - len(res.aux)
+    for i in range(len(res.aux)) if res.aux_written is None else res.aux_written:
+        _store_aux(op_type, name, data[n_args + i], res.aux[i], i)
+    return res.outputs[0] if len(res.outputs) == 1 else res.outputs
 
 
 def get_all_registered_operators() -> list[str]:

@@ -158,7 +158,7 @@ def test_custom_op_in_a_hybridized_block():
 def test_errors_name_the_operator():
     with pytest.raises(ValueError, match="op_type='nope' is not registered"):
         mx.nd.Custom(jnp.ones(2), op_type="nope")
-    with pytest.raises(ValueError, match=r"1 inputs given, the operator's arguments are \['a', 'b'\]"):
+    with pytest.raises(ValueError, match=r"1 inputs given, the operator takes its arguments \['a', 'b'\]"):
         mx.nd.Custom(jnp.ones(2), op_type="test_muladd")
     with pytest.raises(TypeError, match="is not a CustomOpProp subclass"):
         mx.operator.register("bad")(object)

@@ -30,7 +30,7 @@ from ..autograd import mode
 from ..base import FrameworkError
 from ..np import random
 
-__all__ = ["Binding", "current", "name_key", "MissingKeyError", "StateDroppedError"]
+__all__ = ["Binding", "current", "name_key", "parameter_of", "MissingKeyError", "StateDroppedError"]
 
 _local = threading.local()
 
@@ -49,6 +49,21 @@ def current() -> Binding | None:
     return stack[-1] if stack else None
 
 
+def parameter_of(value: Any) -> Any:
+    """The Parameter whose value in the innermost binding is ``value`` itself (the same object: a bound
+    value, or one handed to a 1.x ``hybrid_forward``), or None. An operator that changes an input in
+    place (MXNet's auxiliary states) writes the change back through it."""
+    bound = current()
+    if bound is None:
+        return None
+    if bound.values is not None:
+        for p, v in bound.values.items():
+            if v is value:
+                return p
+    entry = bound.handed.get(id(value))
+    return entry[1] if entry is not None and entry[0] is value else None
+
+
 def name_key(key: jax.Array, name: str) -> jax.Array:
     """A key derived from ``key`` and a structural name: independent of call order and process."""
     return jax.random.fold_in(key, zlib.crc32(name.encode()) & 0x7FFFFFFF)
@@ -58,7 +73,7 @@ class Binding:
     """Values, mode and randomness for one call of a block tree."""
 
     __slots__ = ("values", "device", "training", "key", "state", "block_names", "traced", "owner",
-                 "_key_uses", "_prev_training")
+                 "handed", "_key_uses", "_prev_training")
 
     def __init__(
         self,
@@ -79,6 +94,7 @@ class Binding:
         self.block_names = block_names or {}
         self.traced = traced
         self.owner = owner
+        self.handed: dict[int, tuple[Any, Any]] = {}  # id(value) -> (value, Parameter): see parameter_of
         self._key_uses: dict[str, int] = {}
 
     @property
@@ -102,6 +118,10 @@ class Binding:
         uses = self._key_uses.get(name, 0)
         self._key_uses[name] = uses + 1
         return jax.random.fold_in(name_key(self.key, name), uses)
+
+    def hand(self, value: Any, param: Any) -> None:
+        """Note that ``value`` is ``param``'s value in this call (for :func:`parameter_of`)."""
+        self.handed[id(value)] = (value, param)
 
     def __enter__(self) -> Binding:
         stack = getattr(_local, "stack", None)

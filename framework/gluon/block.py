@@ -255,7 +255,9 @@ class Block(StrictKwargs):
         return self._tree().key
 
     def collect_params(self, select: str | None = None) -> ParameterDict:
-        """All Parameters of this tree keyed by structural name; ``select`` is a regex on the names.
+        """All Parameters of this tree keyed by structural name; ``select`` is a regex on the names: the
+        1.x full names (``rbm_dense0_weight``) in a tree written for MXNet 1.x, as MXNet 1.x matches
+        them, else the structural names.
 
         A shared Parameter is listed under each name that reaches it (MXNet 2.0), so
         ``save_parameters`` writes one entry per name unless ``deduplicate=True``.
@@ -264,6 +266,8 @@ class Block(StrictKwargs):
         if select is None:
             return ParameterDict(params)
         regex = re.compile(select)
+        if _names.written_for_1x(self):
+            return ParameterDict((k, v) for k, v in params.items() if regex.match(v._var_name))
         return ParameterDict((k, v) for k, v in params.items() if regex.match(k))
 
     @property

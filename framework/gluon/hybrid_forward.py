@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import binding as _binding
+
 __all__ = ["call_hybrid_forward", "defines_hybrid_forward"]
 
 
@@ -34,5 +36,10 @@ def call_hybrid_forward(block: Any, *args: Any) -> Any:
     """``block.hybrid_forward(F, *args, **{name: value})`` with F = framework.nd."""
     from .. import nd
 
-    values = {name: p.data() for name, p in block._reg_params.items() if p is not None}
+    params = {name: p for name, p in block._reg_params.items() if p is not None}
+    values = {name: p.data() for name, p in params.items()}
+    bound = _binding.current()
+    if bound is not None and bound.values is None:  # imperative: values found by parameter_of
+        for name, p in params.items():
+            bound.hand(values[name], p)
     return block.hybrid_forward(nd, *args, **values)

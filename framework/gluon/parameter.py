@@ -505,6 +505,13 @@ class ParameterDict(dict):
         body = "\n".join(f"  {v}" for v in self.values())
         return f"ParameterDict(\n{body}\n)"
 
+    def __missing__(self, key: str) -> Parameter:
+        """``d['rbm_dense0_weight']``: a Parameter found by its MXNet 1.x full name, as 1.x code keys them."""
+        for p in self.values():
+            if p._var_name == key:
+                return p
+        raise KeyError(key)
+
     def initialize(self, init: Any = None, ctx: Any = None, verbose: bool = False,
                    force_reinit: bool = False, *, device: Any = None) -> None:
         """Initialise every parameter; ``init`` is the default for those without their own."""

@@ -36,6 +36,7 @@ RULES: dict[str, str] = {
     "isinstance": "isinstance(x, mx.nd.NDArray) -> isinstance(x, npx.NDArray)",
     "attach_grad": "x.attach_grad() -> x = autograd.attach_grad(x) (names, attributes, subscripts)",
     "attach_grad_loop": "for p in ps: p.attach_grad() -> ps[:] = [autograd.attach_grad(p) for p in ps]",
+    "out_arg": "nd.sigmoid(x, out=x) -> x = nd.sigmoid(x) (an operator applied in place, as a statement)",
     "setitem": "x[i] = v -> x = npx.setitem(x, i, v); x[i] += v likewise",
     "scalar": "float(x) / int(x) -> npx.to_float(x) / npx.to_int(x) (one-element arrays of any rank)",
     "getitem": "x[range(n), y] / x[float_array] / x[[0, 2]] -> npx.getitem(x, ...) (MXNet's index casts)",

@@ -26,6 +26,7 @@ from __future__ import annotations
 from . import _internal, contrib, linalg, random
 from ._abstract import get_max_bytes, set_max_bytes
 from ._attrs import AttrError
+from ._custom import Custom
 from ._executor import Executor
 from ._graph import Graph, Node, SymbolFileError, parse_graph, read_graph
 from ._interp import Program, UnknownOperatorError
@@ -56,7 +57,7 @@ globals().update(_functions(""))
 
 __all__ = [
     "Symbol", "Executor", "load", "load_json", "var", "Variable", "Group", "Graph", "Node", "Program",
-    "parse_graph",
+    "parse_graph", "Custom",
     "read_graph", "supported_ops", "SymbolFileError", "UnknownOperatorError", "AttrError", "ExportError",
     "set_max_bytes", "get_max_bytes", "NameManager", "Prefix", "AttrScope", "zeros", "ones", "full",
     "arange", "linspace", "eye", "maximum", "minimum", "hypot", "pow", "power", "split_v2", "contrib",

@@ -26,6 +26,7 @@ import jax.numpy as jnp
 import numpy as onp
 
 from ._attrs import Attrs, parse_tuple
+from ._custom import custom_input_shapes
 from ._node import Entry, SymNode, node_outputs, topo_order
 from ._registry import OPS, Call, LazyZeros
 
@@ -227,6 +228,11 @@ def _fill(node: SymNode, a: Attrs, ins: list[Any], values: dict, res: InferenceR
     known = next((v for v in ins if v is not None and not isinstance(v, LazyZeros)), None)
     if known is None:
         return
+    if node.op == "Custom":  # the user's CustomOpProp.infer_shape says
+        given = [None if v is None or isinstance(v, LazyZeros) else tuple(v.shape) for v in ins]
+        custom = custom_input_shapes(node.attrs, given)
+    else:
+        custom = []
     names: list[str] = []
     sig = SIGNATURES.get(node.op)
     if sig is not None and (not sig.var or sig.op == "UpSampling"):
@@ -237,7 +243,9 @@ def _fill(node: SymNode, a: Attrs, ins: list[Any], values: dict, res: InferenceR
         if v is not None or e.node.op != "null":
             continue
         shape: Shape | None = None
-        if pos < len(names) and names[pos] in shapes:
+        if pos < len(custom) and custom[pos] is not None:
+            shape = custom[pos]
+        elif pos < len(names) and names[pos] in shapes:
             shape = tuple(shapes[names[pos]])
         elif node.op in _SAME_SHAPE:
             shape = tuple(known.shape)

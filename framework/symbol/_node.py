@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from ._attrs import Attrs
+from ._custom import custom_outputs
 from ._graph import Graph, Node
 from ._registry import OPS, num_outputs
 
@@ -96,7 +97,7 @@ def output_name(node: SymNode, index: int) -> str:
     """MXNet's name of one output: ``<node>_output``, ``<node>_output<i>`` or the operator's own."""
     if node.op == "null":
         return node.name
-    names = _NAMES.get(node.op)
+    names = custom_outputs(node.attrs) if node.op == "Custom" else _NAMES.get(node.op)
     if names is not None and index < len(names):
         return f"{node.name}_{names[index]}"
     return f"{node.name}_output" if node_outputs(node) == 1 else f"{node.name}_output{index}"
@@ -107,10 +108,14 @@ def output_names(node: SymNode) -> list[str]:
     return [output_name(node, i) for i in range(visible_outputs(node))]
 
 
-def is_aux_input(op: str, position: int) -> bool:
-    """Whether input ``position`` of ``op`` is an auxiliary state (mutated by the operator)."""
+def is_aux_input(op: str, position: int, attrs: dict[str, str] | None = None) -> bool:
+    """Whether input ``position`` of ``op`` (with these attributes) is an auxiliary state (mutated by
+    the operator)."""
     spec = OPS.get(op)
-    return spec is not None and position in spec.aux
+    if spec is None:
+        return False
+    aux = spec.aux(Attrs(attrs or {}, "?", op)) if callable(spec.aux) else spec.aux
+    return position in aux
 
 
 # ------------------------------------------------------------------------------------ order
@@ -159,7 +164,7 @@ def from_graph(graph: Graph) -> list[Entry]:
         for pos, (src, idx) in enumerate(n.inputs):
             child = made[src]
             version = 0
-            if child.op == "null" and is_aux_input(n.op, pos):
+            if child.op == "null" and is_aux_input(n.op, pos, n.attrs):
                 child.mutations += 1
                 version = child.mutations
             node.inputs.append(Entry(child, idx, version))

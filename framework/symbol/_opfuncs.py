@@ -138,7 +138,7 @@ def create(fname: str, sig: Signature, inputs: Sequence[Symbol] | dict[str, Symb
             weight = _variable_node(f"{name}_weight", {**attrs, "__init__": '["bilinear", {}]'})
             entries.append(Entry(weight, 0))
     for pos, e in enumerate(entries):
-        if e.node.op == "null" and is_aux_input(sig.op, pos):
+        if e.node.op == "null" and is_aux_input(sig.op, pos, attrs):
             e.node.mutations += 1
             entries[pos] = Entry(e.node, e.index, e.node.mutations)
     node.inputs = entries

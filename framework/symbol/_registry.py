@@ -28,7 +28,7 @@ __all__ = ["OPS", "OpSpec", "Call", "LazyZeros", "num_outputs", "supported_ops",
 class OpSpec:
     fn: Callable
     outputs: int | Callable[[Attrs], int] = 1
-    aux: tuple[int, ...] = ()
+    aux: tuple[int, ...] | Callable[[Attrs], tuple[int, ...]] = ()
 
 
 class Call:
@@ -63,7 +63,7 @@ def num_outputs(op: str, raw: dict[str, str]) -> int:
     return spec.outputs(Attrs(raw, "?", op)) if callable(spec.outputs) else spec.outputs
 
 
-def register(*names: str, outputs: Any = 1, aux: tuple[int, ...] = ()):
+def register(*names: str, outputs: Any = 1, aux: Any = ()):
     def deco(fn):
         for n in names:
             OPS[n] = OpSpec(fn, outputs, aux)

@@ -97,7 +97,7 @@ class Symbol(SymbolArithmetic):
         aux = set()
         for n in self._order():
             for pos, e in enumerate(n.inputs):
-                if e.node.op == "null" and is_aux_input(n.op, pos):
+                if e.node.op == "null" and is_aux_input(n.op, pos, n.attrs):
                     aux.add(id(e.node))
         return aux
 

@@ -24,6 +24,7 @@ CASES = {
     "VersionRule": ["from pkg.mx import __version__", "import pkg.mx.__version__ as v",
                     "import pkg.mxnet.__version__ as v"],
     "ArraysRule": ["from pkg.mx.nd import reshape", "import pkg.x.expand_dims as e"],
+    "OutArgRule": ["from pkg.mx.nd import sigmoid", "import pkg.out as out"],
     "GetitemRule": ["from pkg.range import array", "import pkg.mx.getitem as g", "from pkg.range import r",
                     "import pkg.mx.nd as idx",
                     "from pkg.mx.getitem import g", "import pkg.array.tensor as t"],

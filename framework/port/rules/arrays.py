@@ -10,8 +10,11 @@ index, ``x[0, j]`` -> ``npx.nd_getitem(x, (0, j))`` (shape ``(1,)`` where JAX's 
 module's ``nd``.
 
 Which values are MXNet arrays, per function and without data flow beyond names: the arguments of a
-class's ``hybrid_forward`` (after ``F``) and ``forward`` (those without a literal non-None default);
-results of ``F.*`` and ``mx.nd.*`` calls; the elements of ``gluon.utils.split_and_load``'s list;
+class's ``hybrid_forward`` (after ``F``), ``forward`` (those without a literal non-None default)
+and ``backward`` (of a ``CustomOp`` or an ``autograd.Function``); the parameters of a method that
+the class's own calls ``self.method(...)`` give arrays (:mod:`._method_args`); results of ``F.*`` and
+``mx.nd.*`` calls; the elements of ``gluon.utils.split_and_load``'s list and the batches of a
+``gluon.data.DataLoader``;
 indexing, arithmetic and routed methods of those; a call of ``self.<attr>(...)`` or of a name (a child
 Block, a helper) with an array argument; loop variables over them; and names bound to such values
 (unless also bound to something visibly not an array). Nested functions see their enclosing function's arrays.
@@ -43,7 +46,17 @@ import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider
 
 from .._analysis import dotted
+from ._array_facts import (
+    DISPATCHED,
+    NOT_ARRAY_CALLS,
+    Bindings,
+    has_special_code,
+    literal_default,
+    names_of,
+    not_array,
+)
 from ._base import Rule, unparen
+from ._method_args import method_array_params
 
 __all__ = ["ArraysRule", "ROUTED"]
 
@@ -68,71 +81,15 @@ _DROP_KEYWORDS = {"flatten": {"inplace"}, "squeeze": {"inplace"}}
 _ARRAY_RESULT = ROUTED | {"astype", "copy", "as_in_context", "as_in_ctx", "copyto", "data", "T"}
 _NP_MODE = ("framework.np", "framework.npx")
 # gluon functions that return a list of NDArrays (MXNet 1.x): iterating or indexing one gives NDArrays
-_ARRAY_LISTS = {"framework.gluon.utils.split_and_load", "framework.gluon.utils.split_data"}
+# (and a DataLoader, whose batches are NDArrays, or tuples of them, with its default batchify)
+_ARRAY_LISTS = {"framework.gluon.utils.split_and_load", "framework.gluon.utils.split_data",
+                "framework.gluon.data.DataLoader", "framework.gluon.data.dataloader.DataLoader"}
 
 
 @dataclass
 class _Scope:
     arrays: set[str] = field(default_factory=set)
     f_name: str | None = None  # hybrid_forward's operator namespace
-
-
-def _literal_default(param: cst.Param) -> bool:
-    d = param.default
-    if d is None or (isinstance(d, cst.Name) and d.value == "None"):
-        return False
-    return isinstance(d, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.Tuple,
-                          cst.List, cst.Dict, cst.UnaryOperation)) or (
-        isinstance(d, cst.Name) and d.value in ("True", "False"))
-
-
-def _names(target: cst.BaseExpression) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for el in target.elements for n in _names(el.value)]
-    if isinstance(target, cst.StarredElement):
-        return _names(target.value)
-    return []
-
-
-class _Bindings(cst.CSTVisitor):
-    """Every binding of a name in one scope (not inside nested functions, lambdas or classes)."""
-
-    def __init__(self) -> None:
-        self.binds: list[tuple[cst.BaseExpression, cst.BaseExpression | None, str]] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for t in node.targets:
-            self.binds.append((t.target, node.value, "value"))
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self.binds.append((node.target, node.value, "value"))
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self.binds.append((node.target, node.value, "aug"))
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self.binds.append((node.target, node.value, "value"))
-
-    def visit_For(self, node: cst.For) -> None:
-        self.binds.append((node.target, node.iter, "iter"))
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self.binds.append((node.target, node.iter, "iter"))
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self.binds.append((node.asname.name, None, "other"))
 
 
 class ArraysRule(Rule):
@@ -144,6 +101,7 @@ class ArraysRule(Rule):
         self._np_mode = any(a in _NP_MODE or a.startswith(tuple(p + "." for p in _NP_MODE)) for a in aliases)
         self._scopes: list[_Scope] = []
         self._class_depth = 0
+        self._method_arrays: dict[str, set[str]] = {}
         self._made: set[int] = set()
         self._written: set[int] = set()  # `a[i]` of `a[i][j] = v`: the array written into, not a read
 
@@ -204,7 +162,7 @@ class ArraysRule(Rule):
                         isinstance(owner, cst.Call) and isinstance(owner.func, cst.Name)
                         and owner.func.value == "super"):
                     return any(self._is_array(a.value, scope) for a in node.args)
-            if isinstance(func, cst.Name) and func.value not in _NOT_ARRAY_CALLS and \
+            if isinstance(func, cst.Name) and func.value not in NOT_ARRAY_CALLS and \
                     not self.info.is_module(func.value):  # a child Block or a helper, given arrays
                 return any(self._is_array(a.value, scope) for a in node.args)
         return False
@@ -212,15 +170,15 @@ class ArraysRule(Rule):
     def _iter_elements(self, target: cst.BaseExpression, it: cst.BaseExpression, scope: _Scope) -> list[str]:
         """Names of a loop target that take arrays from ``it``."""
         if self._is_array(it, scope):
-            return _names(target)
+            return names_of(target)
         if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and isinstance(target, cst.Tuple):
             elements = [e.value for e in target.elements]
             if it.func.value == "enumerate" and len(elements) == 2 and it.args and \
                     self._is_array(it.args[0].value, scope):
-                return _names(elements[1])
+                return names_of(elements[1])
             if it.func.value == "zip" and len(elements) == len(it.args):
                 return [n for el, a in zip(elements, it.args, strict=True)
-                        if self._is_array(a.value, scope) for n in _names(el)]
+                        if self._is_array(a.value, scope) for n in names_of(el)]
         return []
 
     def _scope_for(self, body: cst.CSTNode, outer: set[str], params: set[str], f_name: str | None,
@@ -228,23 +186,23 @@ class ArraysRule(Rule):
         """The arrays of one scope: ``params`` and names bound to an array, unless also bound to
         something that is visibly not one (a number, a string, a shape, ``len(...)``...), and the
         enclosing scope's arrays this scope does not bind (``shadow``: its parameters, all of them)."""
-        visitor = _Bindings()
+        visitor = Bindings()
         body.visit(visitor)
-        assigned = {n for target, _, _ in visitor.binds for n in _names(target)}
+        assigned = {n for target, _, _ in visitor.binds for n in names_of(target)}
         initial = (outer - shadow - assigned) | params
         scope = _Scope(set(initial), f_name)
         for _ in range(4):  # names bound to other names: a few rounds reach the fixpoint in practice
             yes: set[str] = set()
             no: set[str] = set()
             for target, value, kind in visitor.binds:
-                names = set(_names(target))
+                names = set(names_of(target))
                 if kind == "iter":
                     yes |= set(self._iter_elements(target, value, scope))  # type: ignore[arg-type]
                 elif kind == "aug" or value is None:
                     continue
                 elif self._is_array(value, scope):
                     yes |= names
-                elif _not_array(value):
+                elif not_array(value):
                     no |= names
             new = (initial | yes) - no
             if new == scope.arrays:
@@ -258,20 +216,30 @@ class ArraysRule(Rule):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._class_depth += 1
+        if self._class_depth == 1 and len(self._scopes) == 1 and not self._np_mode:
+            outer = self._scopes[-1]
+
+            def arrays_of(fn: cst.FunctionDef, extra: set[str]) -> _Scope:
+                params, f_name, every = self._params_of(fn, outer, True)
+                return self._scope_for(fn.body, outer.arrays, params | extra, f_name, every)
+
+            self._method_arrays = method_array_params(node, arrays_of, self._is_array)
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
         self._class_depth -= 1
+        if self._class_depth == 0:
+            self._method_arrays = {}
         return updated
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        outer = self._scopes[-1] if self._scopes else _Scope()
+    def _params_of(self, node: cst.FunctionDef, outer: _Scope, in_class: bool
+                   ) -> tuple[set[str], str | None, set[str]]:
+        """(parameters that hold arrays, the operator namespace, every parameter) of a function."""
         named = [*node.params.params, *node.params.kwonly_params]
         every = {p.name.value for p in named}
         for star in (node.params.star_arg, node.params.star_kwarg):
             if isinstance(star, cst.Param):
                 every.add(star.name.value)
         name = node.name.value
-        in_class = self._class_depth > 0 and len(self._scopes) == 1
         positional = node.params.params
         params: set[str] = set()
         f_name = outer.f_name if outer.f_name not in every else None
@@ -279,15 +247,23 @@ class ArraysRule(Rule):
             pass  # F and a Block's arguments hold NumPy arrays here
         elif in_class and name == "hybrid_forward" and len(positional) >= 2:
             f_name = positional[1].name.value
-            params = {p.name.value for p in named[2:] if not _literal_default(p)}
-        elif in_class and name == "forward" and positional:
-            params = {p.name.value for p in named[1:] if not _literal_default(p)}
+            params = {p.name.value for p in named[2:] if not literal_default(p)}
+        elif in_class and name in ("forward", "backward") and positional:  # Blocks, CustomOp, Function
+            params = {p.name.value for p in named[1:] if not literal_default(p)}
         elif "F" in every:  # a helper taking the operator namespace, as hybrid_forward passes it on
             f_name = "F"
         star = node.params.star_arg
         if in_class and name in ("hybrid_forward", "forward") and isinstance(star, cst.Param) and \
                 not self._np_mode:
             params.add(star.name.value)
+        return params, f_name, every
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        outer = self._scopes[-1] if self._scopes else _Scope()
+        in_class = self._class_depth > 0 and len(self._scopes) == 1
+        params, f_name, every = self._params_of(node, outer, in_class)
+        if in_class:  # a helper method the class's own calls give arrays
+            params |= self._method_arrays.get(node.name.value, set())
         self._scopes.append(self._scope_for(node.body, outer.arrays, params, f_name, every))
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
@@ -311,8 +287,17 @@ class ArraysRule(Rule):
             self._made.add(id(new_detach))
             return new_detach
         if not self._is_array(func.value, scope):
-            if not self._np_mode:
-                self._report_undecided(original, method)
+            if self._np_mode:
+                return updated
+            if method in DISPATCHED and not self._foreign(func.value) and not scope.f_name:
+                # jax.Array lacks the method: decided when it runs (an array's nd operator, else the
+                # object's own method)
+                self.count("array_method")
+                made = self.call("npx", "nd_method", func.value, cst.SimpleString(f'"{method}"'),
+                                 *updated.args).with_changes(lpar=updated.lpar, rpar=updated.rpar)
+                self._made.add(id(made))
+                return made
+            self._report_undecided(original, method)
             return updated
         if any(a.star for a in updated.args):
             return updated
@@ -360,14 +345,18 @@ class ArraysRule(Rule):
         self._made.add(id(new))
         return new
 
+    def _foreign(self, value: cst.BaseExpression) -> bool:
+        """Another library's value, a container, or F (an operator namespace)."""
+        root = dotted(value)
+        return root is not None and root.split(".")[0] in self.info.foreign | self.info.containers | {"F"}
+
     def _report_undecided(self, node: cst.Call, method: str) -> None:
         func = node.func
         assert isinstance(func, cst.Attribute)
-        root = dotted(func.value)
-        if root is not None and root.split(".")[0] in self.info.foreign | self.info.containers | {"F"}:
-            return  # another library's value, a container, or F (an operator namespace)
+        if self._foreign(func.value):
+            return
         x = self.ctx.module.code_for_node(func.value)
-        if method == "reshape" and _has_special_code(node):
+        if method == "reshape" and has_special_code(node):
             self.unported(node, "MXNet's reshape codes (0, -2, -3, -4) on a value the porter cannot tell is "
                                 "an MXNet array", f"nd.reshape({x}, shape) if {x} is an NDArray")
         elif method == "transpose" and any(a.keyword is not None and a.keyword.value == "axes"
@@ -375,47 +364,3 @@ class ArraysRule(Rule):
             self.unported(node, "transpose(axes=...) on a value the porter cannot tell is an MXNet array "
                                 "(jax.Array.transpose takes the axes positionally)",
                           f"nd.transpose({x}, axes=...) if {x} is an NDArray")
-
-
-_NOT_ARRAY_CALLS = {"len", "int", "float", "str", "bool", "range", "list", "tuple", "dict", "set", "sorted",
-                    "isinstance", "hasattr", "repr", "format", "enumerate", "zip", "type"}
-_NOT_ARRAY_ATTRS = {"shape", "ndim", "size", "dtype", "context", "ctx", "stype", "name"}
-_HOST_METHODS = {"asnumpy", "asscalar", "tolist", "item", "format", "join", "split", "lower", "upper",
-                 "startswith", "endswith", "keys", "items", "values", "get"}
-
-
-def _not_array(value: cst.BaseExpression) -> bool:
-    """``value`` is visibly not an array: a literal, a comparison, a shape, a built-in's result..."""
-    if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
-                          cst.FormattedString, cst.Comparison, cst.Lambda, cst.Dict, cst.Set, cst.DictComp,
-                          cst.SetComp)):
-        return True
-    if isinstance(value, cst.Name):
-        return value.value in ("True", "False")
-    if isinstance(value, cst.Attribute):
-        return value.attr.value in _NOT_ARRAY_ATTRS
-    if isinstance(value, cst.Subscript):
-        return isinstance(value.value, cst.Attribute) and value.value.attr.value in _NOT_ARRAY_ATTRS
-    if isinstance(value, cst.Call):
-        func = value.func
-        if isinstance(func, cst.Name):
-            return func.value in _NOT_ARRAY_CALLS
-        return isinstance(func, cst.Attribute) and func.attr.value in _HOST_METHODS
-    return False
-
-
-def _has_special_code(call: cst.Call) -> bool:
-    """A literal 0, -2, -3 or -4 among the shape arguments of a reshape call."""
-    values: list[cst.BaseExpression] = []
-    for a in call.args:
-        if a.keyword is not None and a.keyword.value != "shape":
-            continue
-        v = a.value
-        values += [e.value for e in v.elements] if isinstance(v, (cst.Tuple, cst.List)) else [v]
-    for v in values:
-        if isinstance(v, cst.Integer) and v.value == "0":
-            return True
-        if isinstance(v, cst.UnaryOperation) and isinstance(v.operator, cst.Minus) and \
-                isinstance(v.expression, cst.Integer) and v.expression.value in ("2", "3", "4"):
-            return True
-    return False
