@@ -20,6 +20,8 @@ ALLOWED = {
     "framework.gluon.data._worker_main": {"framework.gluon.data._batching"},
     # mx.nd.Custom is framework.operator's, looked up on first use; operator lists nd's names only when asked
     "framework.nd": {"framework.operator"},
+    # mx.sym.Custom's node runs the user's registered operator (framework.operator), looked up when used
+    "framework.symbol._custom": {"framework.operator"},
     # Symbol's methods (infer_shape, bind, simple_bind) hand over to the modules built on Symbol, when called
     "framework.symbol._symbol": {"framework.symbol._infer", "framework.symbol._executor"},
     # ParameterDict.save/load (MXNet 1.x) hand over to the parameter files module, built on ParameterDict

@@ -60,7 +60,7 @@ def parameter_of(value: Any) -> Any:
         for p, v in bound.values.items():
             if v is value:
                 return p
-    entry = bound.handed.get(id(value))
+    entry = None if bound.handed is None else bound.handed.get(id(value))
     return entry[1] if entry is not None and entry[0] is value else None
 
 
@@ -94,7 +94,7 @@ class Binding:
         self.block_names = block_names or {}
         self.traced = traced
         self.owner = owner
-        self.handed: dict[int, tuple[Any, Any]] = {}  # id(value) -> (value, Parameter): see parameter_of
+        self.handed: dict[int, tuple[Any, Any]] | None = None  # id(value) -> (value, Parameter)
         self._key_uses: dict[str, int] = {}
 
     @property
@@ -121,6 +121,8 @@ class Binding:
 
     def hand(self, value: Any, param: Any) -> None:
         """Note that ``value`` is ``param``'s value in this call (for :func:`parameter_of`)."""
+        if self.handed is None:
+            self.handed = {}
         self.handed[id(value)] = (value, param)
 
     def __enter__(self) -> Binding:

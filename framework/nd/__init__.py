@@ -23,8 +23,10 @@ import os
 from typing import Any
 
 import jax
+import numpy as onp
 
 from .. import _refusals, serialization
+from ..np._indexing import is_framework_array
 from . import contrib, image, linalg, random
 from .arithmetic import *  # noqa: F403
 from .arithmetic import __all__ as _arith_all
@@ -75,7 +77,8 @@ _RANDOM_ALIASES = {"uniform": random.uniform, "normal": random.normal,
 globals().update(_RANDOM_ALIASES)
 
 __all__ = [
-    "NDArray", "save", "load", "waitall", "contrib", "image", "linalg", "random", "NOT_SUPPORTED",
+    "NDArray", "save", "load", "waitall", "array_method", "contrib", "image", "linalg", "random",
+    "NOT_SUPPORTED",
     *_arith_all, *_extras_all, *_legacy_all, *_pdf_all, *_creation_all, *_ctc_all, *_rnn_all,
     *_indexing_all, *_nn_all, *_optimizer_all, *_reduction_all, *_sequence_all, *_shape_all, *_sort_all,
     *_vision_all, *_LINALG_ALIASES, *_RANDOM_ALIASES,
@@ -90,6 +93,28 @@ def save(fname: str | os.PathLike, data: Any) -> None:
 def load(fname: str | os.PathLike) -> Any:
     """``mx.nd.load``: reads V1/V2/V3 files (a list, or a dict when the file has names)."""
     return serialization.load(fname)
+
+
+def array_method(x: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+    """``x.<name>(...)`` for a receiver the porter cannot type, decided when it runs: on an array of the
+    framework (a ``jax.Array``, recorded value or Variable: an NDArray in MXNet 1.x code), or a NumPy
+    array that lacks the method, the operator of this module the NDArray method stood for,
+    ``nd.<name>(x, ...)``; on anything else the object's own method.
+
+    >>> import numpy as onp
+    >>> from framework import nd
+    >>> nd.array_method(nd.array([1.0, 2.0]), "tile", reps=(2, 1)).shape
+    (2, 2)
+    >>> nd.array_method(nd.ones((2, 3, 4)), "flatten").shape  # MXNet's flatten keeps the first axis
+    (2, 12)
+    >>> nd.array_method(onp.ones((2, 3)), "flatten").shape  # NumPy's own
+    (6,)
+    >>> nd.array_method("a b", "split")
+    ['a', 'b']
+    """
+    if is_framework_array(x) or (isinstance(x, onp.ndarray) and not hasattr(x, name)):
+        return globals()[name](x, *args, **kwargs)
+    return getattr(x, name)(*args, **kwargs)
 
 
 def waitall() -> None:

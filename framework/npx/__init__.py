@@ -35,7 +35,6 @@ from .methods import (
     device_id,
     device_type,
     item,
-    nd_method,
     setitem,
     wait_to_read,
 )
@@ -57,7 +56,7 @@ __all__ = [
     "cpu", "cpu_pinned", "gpu", "num_gpus", "current_context", "current_device", "device_scope", "Context",
     "gpu_memory_info", "get_cuda_compute_capability", "image",
     "random", "save", "load", "savez",
-    "asnumpy", "asscalar", "detach", "nd_method", "item", "wait_to_read", "copyto", "copy_into",
+    "asnumpy", "asscalar", "detach", "item", "wait_to_read", "copyto", "copy_into",
     "as_in_context",
     "context_of",
     "device_type", "device_id", "setitem", "getitem", "nd_getitem", "to_float", "to_int",

@@ -34,7 +34,7 @@ from ..np._indexing import is_framework_array, normalize_index
 
 __all__ = [
     "asnumpy", "asscalar", "item", "wait_to_read", "copyto", "copy_into", "as_in_context", "context_of",
-    "device_type", "device_id", "setitem", "detach", "nd_method", "NDArray",
+    "device_type", "device_id", "setitem", "detach", "NDArray",
 ]
 
 
@@ -106,28 +106,6 @@ def detach(x: Any) -> Any:
     if isinstance(x, jax.Array):
         return x
     return x.detach()  # a recorded value or Variable, or any object's own method (else AttributeError)
-
-
-def nd_method(x: Any, name: str, *args: Any, **kwargs: Any) -> Any:
-    """``x.<name>(...)`` for a receiver the porter cannot type, decided when it runs: on an array of the
-    framework (a ``jax.Array``, recorded value or Variable: an NDArray in MXNet 1.x code), or a NumPy
-    array that lacks the method, the ``mx.nd`` operator the NDArray method stood for,
-    ``nd.<name>(x, ...)``; on anything else the object's own method.
-
-    >>> import numpy as onp
-    >>> from framework import np, npx
-    >>> npx.nd_method(np.array([1.0, 2.0]), "tile", reps=(2, 1)).shape
-    (2, 2)
-    >>> npx.nd_method(np.ones((2, 3, 4)), "flatten").shape, npx.nd_method(onp.ones((2, 3)), "flatten").shape
-    ((2, 12), (6,))
-    >>> npx.nd_method("a b", "split")
-    ['a', 'b']
-    """
-    if is_framework_array(x) or (isinstance(x, onp.ndarray) and not hasattr(x, name)):
-        from .. import nd
-
-        return getattr(nd, name)(x, *args, **kwargs)
-    return getattr(x, name)(*args, **kwargs)
 
 
 def wait_to_read(x: Any) -> None:

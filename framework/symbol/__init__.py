@@ -26,7 +26,7 @@ from __future__ import annotations
 from . import _internal, contrib, linalg, random
 from ._abstract import get_max_bytes, set_max_bytes
 from ._attrs import AttrError
-from ._custom import Custom
+from ._custom_node import Custom
 from ._executor import Executor
 from ._graph import Graph, Node, SymbolFileError, parse_graph, read_graph
 from ._interp import Program, UnknownOperatorError

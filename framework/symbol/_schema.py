@@ -237,6 +237,18 @@ ARITY.update(dict.fromkeys(("softmax", "_npx_softmax", "log_softmax", "_npx_log_
 ARITY.update(dict.fromkeys(("SoftmaxOutput", "Softmax"), (1, 2)))  # (data[, label])
 
 
+def _custom_arity(attrs: dict[str, str]) -> tuple[int, int]:
+    """A user operator takes its registered arguments and auxiliary states."""
+    from ._custom import prop_of
+
+    prop = prop_of(attrs)
+    n = len(prop.list_arguments()) + len(prop.list_auxiliary_states())
+    return n, n
+
+
+ARITY["Custom"] = _custom_arity
+
+
 def arity_of(op: str, attrs: dict[str, str]) -> tuple[int, int]:
     """``(fewest, most)`` inputs of ``op`` with these attributes."""
     spec = ARITY[op]

@@ -1,12 +1,12 @@
 """Porter: arrays reaching a class's helper methods, CustomOp/Function backward arguments, DataLoader
-batches, NDArray methods decided at run time (``npx.nd_method``) and ``nd.f(x, out=x)``."""
+batches, NDArray methods decided at run time (``nd.array_method``) and ``nd.f(x, out=x)``."""
 
 from __future__ import annotations
 
 import jax.numpy as jnp
 import numpy as onp
 
-from framework import npx
+from framework import nd
 from framework.port import port_source
 
 OP = '''import mxnet as mx
@@ -36,24 +36,24 @@ def test_the_batches_of_a_dataloader_are_arrays():
 def test_methods_jax_lacks_on_an_untyped_receiver_are_decided_at_run_time():
     src = "import mxnet as mx\ndef f(b):\n    return b.sigmoid() + b.flatten().tile(reps=(2, 1))\n"
     out = port_source(src)
-    assert 'mx.npx.nd_method(b, "sigmoid")' in out
-    assert 'mx.nd.tile(mx.npx.nd_method(b, "flatten"), reps=(2, 1))' in out
+    assert 'mx.nd.array_method(b, "sigmoid")' in out
+    assert 'mx.nd.tile(mx.nd.array_method(b, "flatten"), reps=(2, 1))' in out
     assert port_source(out) == out  # a second port changes nothing
     assert "'a b'.split()" in port_source("import mxnet as mx\nw = 'a b'.split()\n")  # left as it is
 
 
-def test_nd_method_is_the_nd_operator_on_arrays_and_the_own_method_elsewhere():
+def test_array_method_is_the_nd_operator_on_arrays_and_the_own_method_elsewhere():
     x = jnp.ones((2, 3, 4))
-    assert npx.nd_method(x, "flatten").shape == (2, 12)  # MXNet's flatten keeps the first axis
-    assert npx.nd_method(onp.ones((2, 3)), "flatten").shape == (6,)  # NumPy's own
-    assert npx.nd_method(onp.zeros(2), "sigmoid").tolist() == [0.5, 0.5]  # NumPy lacks it: nd's
-    assert npx.nd_method("a-b", "split", "-") == ["a", "b"]
+    assert nd.array_method(x, "flatten").shape == (2, 12)  # MXNet's flatten keeps the first axis
+    assert nd.array_method(onp.ones((2, 3)), "flatten").shape == (6,)  # NumPy's own
+    assert nd.array_method(onp.zeros(2), "sigmoid").tolist() == [0.5, 0.5]  # NumPy lacks it: nd's
+    assert nd.array_method("a-b", "split", "-") == ["a", "b"]
 
 
 def test_an_operator_applied_in_place_binds_its_result():
     src = ("import mxnet as mx\ndef f(p, q):\n    p.sigmoid(out=p)\n    mx.nd.relu(p, out=p)\n"
            "    mx.nd.exp(p, out=q)\n    return p\n")
     out = port_source(src)
-    assert 'p = mx.npx.nd_method(p, "sigmoid")' in out
+    assert 'p = mx.nd.array_method(p, "sigmoid")' in out
     assert "p = mx.nd.relu(p)" in out
     assert "mx.nd.exp(p, out=q)" in out  # another target is left to the operator

@@ -75,7 +75,7 @@ class Bindings(cst.CSTVisitor):
 
 # NDArray methods jax.Array lacks (or has with another meaning) and few other objects have: on a receiver
 # the porter cannot type,
-# npx.nd_method decides when the call runs, right for any receiver (split, pad and slice are left as they
+# nd.array_method decides when the call runs, right for any receiver (split, pad and slice are left as they
 # are: strings and lists have them, and the rewrite would only make their code longer)
 DISPATCHED = frozenset({
     "sigmoid", "tile", "expand_dims", "exp", "expm1", "log1p", "log2", "log10", "sqrt", "rsqrt", "square",

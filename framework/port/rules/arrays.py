@@ -293,7 +293,7 @@ class ArraysRule(Rule):
                 # jax.Array lacks the method: decided when it runs (an array's nd operator, else the
                 # object's own method)
                 self.count("array_method")
-                made = self.call("npx", "nd_method", func.value, cst.SimpleString(f'"{method}"'),
+                made = self.call("nd", "array_method", func.value, cst.SimpleString(f'"{method}"'),
                                  *updated.args).with_changes(lpar=updated.lpar, rpar=updated.rpar)
                 self._made.add(id(made))
                 return made

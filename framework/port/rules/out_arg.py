@@ -6,7 +6,7 @@ also its first argument. Another ``out=`` target (an initializer's ``arr``, a Va
 operator, which writes into the objects that can be written.
 
 >>> from framework.port import port_source
->>> print(port_source('import mxnet as mx\nmx.nd.sigmoid(p, out=p)\nmx.nd.exp(p, out=q)\n'), end='')
+>>> print(port_source('import mxnet as mx\\nmx.nd.sigmoid(p, out=p)\\nmx.nd.exp(p, out=q)\\n'), end='')
 import framework as mx
 p = mx.nd.sigmoid(p)
 mx.nd.exp(p, out=q)
