@@ -57,3 +57,21 @@ def test_an_operator_applied_in_place_binds_its_result():
     assert 'p = mx.nd.array_method(p, "sigmoid")' in out
     assert "p = mx.nd.relu(p)" in out
     assert "mx.nd.exp(p, out=q)" in out  # another target is left to the operator
+
+
+def test_an_operator_namespace_handed_to_a_helper_is_no_array():
+    src = ("import mxnet as mx\nclass Cell(mx.gluon.Block):\n    def forward(self, F, inputs):\n"
+           "        return self.node(F, inputs)\n    def node(self, F, x):\n"
+           "        return F.split(x, num_outputs=2)[0].expand_dims(0)\n")
+    out = port_source(src)
+    assert "F.split(x, num_outputs=2)" in out  # F stays the namespace (it used to become F.split(F, x))
+    assert port_source(out) == out
+
+
+def test_a_backward_writing_into_its_gradient_list_is_a_fixpoint():
+    src = ("import mxnet as mx\nclass Op(mx.operator.CustomOp):\n"
+           "    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):\n"
+           "        in_grad[0][:] = out_grad[0] * 2\n")
+    out = port_source(src)
+    assert "in_grad[0] = mx.npx.setitem(in_grad[0], slice(None)," in out
+    assert port_source(out) == out

@@ -115,6 +115,16 @@ class ArraysRule(Rule):
             self._written.add(id(node.value))
         return True
 
+    def visit_Assign(self, node: cst.Assign) -> bool:
+        """``a[i] = npx.setitem(a[i], ...)`` (the setitem rule's form of ``a[i][:] = v``): the ``a[i]``
+        read there is the array written into, as in the statement it came from."""
+        value = node.value
+        if isinstance(value, cst.Call) and value.args and len(node.targets) == 1 and \
+                (self.info.resolve(value.func) or "") == "framework.npx.setitem" and \
+                value.args[0].value.deep_equals(node.targets[0].target):
+            self._written.add(id(value.args[0].value))
+        return True
+
     # ---------------------------------------------------------------- what is an array
     def _is_nd_call(self, func: cst.BaseExpression, scope: _Scope) -> bool:
         name = dotted(func)
@@ -129,8 +139,8 @@ class ArraysRule(Rule):
     def _is_array(self, node: cst.BaseExpression, scope: _Scope) -> bool:
         if id(node) in self._made:
             return True
-        if isinstance(node, cst.Name):
-            return node.value in scope.arrays
+        if isinstance(node, cst.Name):  # (the operator namespace never is one)
+            return node.value in scope.arrays and node.value != scope.f_name
         if isinstance(node, cst.Subscript):
             return self._is_array(node.value, scope)
         if isinstance(node, cst.BinaryOperation):
@@ -250,6 +260,8 @@ class ArraysRule(Rule):
             params = {p.name.value for p in named[2:] if not literal_default(p)}
         elif in_class and name in ("forward", "backward") and positional:  # Blocks, CustomOp, Function
             params = {p.name.value for p in named[1:] if not literal_default(p)}
+            if "F" in params:  # an old-style forward(self, F, x): F is the operator namespace
+                f_name = "F"
         elif "F" in every:  # a helper taking the operator namespace, as hybrid_forward passes it on
             f_name = "F"
         star = node.params.star_arg
