@@ -60,8 +60,12 @@ def parameter_of(value: Any) -> Any:
         for p, v in bound.values.items():
             if v is value:
                 return p
-    entry = None if bound.handed is None else bound.handed.get(id(value))
-    return entry[1] if entry is not None and entry[0] is value else None
+    if bound.handed is not None:  # looked for only when asked: handing costs a call nothing
+        params, values = bound.handed
+        for name, v in values.items():
+            if v is value:
+                return params[name]
+    return None
 
 
 def name_key(key: jax.Array, name: str) -> jax.Array:
@@ -94,7 +98,7 @@ class Binding:
         self.block_names = block_names or {}
         self.traced = traced
         self.owner = owner
-        self.handed: dict[int, tuple[Any, Any]] | None = None  # id(value) -> (value, Parameter)
+        self.handed: tuple[dict[str, Any], dict[str, Any]] | None = None  # (Parameters, values) by name
         self._key_uses: dict[str, int] = {}
 
     @property
@@ -119,11 +123,9 @@ class Binding:
         self._key_uses[name] = uses + 1
         return jax.random.fold_in(name_key(self.key, name), uses)
 
-    def hand(self, value: Any, param: Any) -> None:
-        """Note that ``value`` is ``param``'s value in this call (for :func:`parameter_of`)."""
-        if self.handed is None:
-            self.handed = {}
-        self.handed[id(value)] = (value, param)
+    def hand(self, params: dict[str, Any], values: dict[str, Any]) -> None:
+        """Note that ``values[name]`` is ``params[name]``'s value in this call (for :func:`parameter_of`)."""
+        self.handed = (params, values)
 
     def __enter__(self) -> Binding:
         stack = getattr(_local, "stack", None)

@@ -40,6 +40,5 @@ def call_hybrid_forward(block: Any, *args: Any) -> Any:
     values = {name: p.data() for name, p in params.items()}
     bound = _binding.current()
     if bound is not None and bound.values is None:  # imperative: values found by parameter_of
-        for name, p in params.items():
-            bound.hand(values[name], p)
+        bound.hand(params, values)
     return block.hybrid_forward(nd, *args, **values)
