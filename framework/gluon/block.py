@@ -260,13 +260,20 @@ class Block(StrictKwargs):
         them, else the structural names.
 
         A shared Parameter is listed under each name that reaches it (MXNet 2.0), so
-        ``save_parameters`` writes one entry per name unless ``deduplicate=True``.
+        ``save_parameters`` writes one entry per name unless ``deduplicate=True``; in a tree written for
+        MXNet 1.x it is listed once, under the first name that reaches it, as MXNet 1.x's dictionary
+        keyed by full names holds it (code that pairs two networks' parameters by position counts on
+        it). ``_collect_params_with_prefix`` lists every name in both.
         """
         params = self._tree().every
+        legacy = _names.written_for_1x(self)
+        if legacy:
+            seen: set[int] = set()
+            params = {k: v for k, v in params.items() if not (id(v) in seen or seen.add(id(v)))}
         if select is None:
             return ParameterDict(params)
         regex = re.compile(select)
-        if _names.written_for_1x(self):
+        if legacy:
             return ParameterDict((k, v) for k, v in params.items() if regex.match(v._var_name))
         return ParameterDict((k, v) for k, v in params.items() if regex.match(k))
 
@@ -291,7 +298,9 @@ class Block(StrictKwargs):
         return _names.scope(self)
 
     def _collect_params_with_prefix(self, prefix: str = "") -> ParameterDict:
-        return ParameterDict((prefix + k, v) for k, v in self.collect_params().items())
+        """Every Parameter under every structural name that reaches it (what ``save_parameters``
+        writes and ``load_parameters`` reads, as in MXNet)."""
+        return ParameterDict((prefix + k, v) for k, v in self._tree().every.items())
 
     # ------------------------------------------------------------------ state management
     def initialize(self, init: Any = None, ctx: Any = None, verbose: bool = False,

@@ -37,7 +37,7 @@ def save_parameters(block: Any, filename: str | os.PathLike, deduplicate: bool =
     """Write every Parameter (first replica) under its structural name, atomically. A shared Parameter
     is written under each of its names, or once with ``deduplicate=True`` (under its last name, as
     MXNet does)."""
-    params = block.collect_params()
+    params = block._collect_params_with_prefix()
     if deduplicate:
         params = {name: p for p, name in {p: name for name, p in params.items()}.items()}
     arrays = {}
@@ -97,7 +97,8 @@ def load_parameters(block: Any, filename: str | os.PathLike, ctx: Any = None, al
                     ignore_extra: bool = False, cast_dtype: bool = False,
                     dtype_source: str = "current") -> None:
     """Load a ``.params`` file into ``block`` (MXNet's rules and messages)."""
-    load_into(block.collect_params(), filename, ctx, allow_missing, ignore_extra, cast_dtype, dtype_source)
+    load_into(block._collect_params_with_prefix(), filename, ctx, allow_missing, ignore_extra, cast_dtype,
+              dtype_source)
 
 
 def _name_1x(key: str, param: Any) -> str:
@@ -178,7 +179,7 @@ def export(block: Any, path: str, epoch: int = 0) -> str:
     """Write ``path-%04d.params`` with MXNet export's ``arg:``/``aux:`` names (structural names with '.'
     replaced by '_'); returns the file name. No symbol file: there is no MXNet graph here."""
     arrays = {}
-    for name, p in block.collect_params().items():
+    for name, p in block._collect_params_with_prefix().items():
         kind = "aux" if p.grad_req == "null" else "arg"
         arrays[f"{kind}:{name.replace('.', '_')}"] = onp.asarray(p.list_data()[0])
     filename = f"{path}-{epoch:04d}.params"

@@ -9,6 +9,7 @@ Nothing is evaluated: tuples are split by hand and each item parsed as an int (o
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 __all__ = ["Attrs", "AttrError"]
@@ -27,6 +28,11 @@ class Attrs:
         self.raw = {k: v for k, v in raw.items() if not k.startswith("__")}
         self.node = node
         self.op = op
+        self._subgraphs = raw.get("__subgraphs__")
+
+    def subgraphs(self) -> list[dict[str, Any]]:
+        """The node's subgraphs (MXNet's fused operators): their JSON documents, validated on load."""
+        return json.loads(self._subgraphs) if self._subgraphs else []
 
     def _err(self, key: str, value: str, what: str) -> AttrError:
         return AttrError(f"symbol node {self.node!r} (op {self.op!r}): attribute {key}={value!r} is not "

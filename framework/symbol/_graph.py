@@ -21,9 +21,22 @@ from typing import Any
 from .._files import FileTooLargeError, read_bytes
 from ._ops import num_outputs
 
-__all__ = ["SymbolFileError", "Node", "Graph", "parse_graph", "read_graph", "MAX_SYMBOL_BYTES"]
+__all__ = ["SymbolFileError", "Node", "Graph", "parse_graph", "read_graph", "MAX_SYMBOL_BYTES", "SUBGRAPHS",
+           "node_fields"]
 
 MAX_SYMBOL_BYTES = 256 << 20  # a symbol file is text; 256 MB is far beyond any real network's graph
+
+#: The attribute that carries a node's ``subgraphs`` (the fused operators of MXNet's subgraph backends,
+#: ``_sg_mkldnn_conv``): their JSON text, validated as graphs on load and written back as ``subgraphs``.
+SUBGRAPHS = "__subgraphs__"
+
+
+def node_fields(attrs: dict[str, str]) -> tuple[dict[str, str], list[Any]]:
+    """A node's attributes as MXNet writes them, and its ``subgraphs`` (empty for most nodes)."""
+    if SUBGRAPHS not in attrs:
+        return attrs, []
+    rest = {k: v for k, v in attrs.items() if k != SUBGRAPHS}
+    return rest, json.loads(attrs[SUBGRAPHS])
 
 
 class SymbolFileError(ValueError):
@@ -54,9 +67,12 @@ class Graph:
         nodes = []
         for n in self.nodes:
             d: dict[str, Any] = {"op": n.op, "name": n.name}
-            if n.attrs:
-                d["attrs"] = dict(n.attrs)
+            attrs, subgraphs = node_fields(n.attrs)
+            if attrs:
+                d["attrs"] = dict(attrs)
             d["inputs"] = [[i, j, 0] for i, j in n.inputs]
+            if subgraphs:
+                d["subgraphs"] = subgraphs
             nodes.append(d)
         doc = {"nodes": nodes, "arg_nodes": list(self.arg_nodes),
                "node_row_ptr": _row_ptr(self), "heads": [[i, j, 0] for i, j in self.heads],
@@ -104,6 +120,15 @@ def _attrs(raw: dict, where: str) -> dict[str, str]:
     return merged
 
 
+def _subgraphs(raw: Any, where: str) -> str:
+    """A node's ``subgraphs``, each validated as a graph, as compact JSON text."""
+    if not isinstance(raw, list):
+        raise _fail(where, "'subgraphs' must be a list of graphs")
+    for k, sub in enumerate(raw):
+        parse_graph(json.dumps(sub), f"{where} subgraph {k}")
+    return json.dumps(raw, separators=(",", ":"))
+
+
 def parse_graph(text: str | bytes, source: str = "<string>") -> Graph:
     """Parse and validate a symbol JSON document (see the module docstring)."""
     if len(text) > MAX_SYMBOL_BYTES:
@@ -132,7 +157,10 @@ def parse_graph(text: str | bytes, source: str = "<string>") -> Graph:
         if op == "null" and inputs:
             raise _fail(where, "a variable ('null' op) cannot have inputs")
         entries = [_entry(e, where + f" input {k}", i) for k, e in enumerate(inputs)]
-        nodes.append(Node(op, name, _attrs(raw, where), entries))
+        attrs = _attrs(raw, where)
+        if raw.get("subgraphs"):
+            attrs[SUBGRAPHS] = _subgraphs(raw["subgraphs"], where)
+        nodes.append(Node(op, name, attrs, entries))
     heads_raw = doc.get("heads")
     if heads_raw is None:
         heads = [(len(nodes) - 1, 0)]

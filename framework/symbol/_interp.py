@@ -80,7 +80,7 @@ class Program:
                     f"Supported operators: {', '.join(supported_ops())}")
             check_node(source, nid, n.name, n.op, n.attrs, len(n.inputs))
             self.attrs[nid] = Attrs(n.attrs, n.name, n.op)
-            for pos in spec.aux:
+            for pos in spec.aux(self.attrs[nid]) if callable(spec.aux) else spec.aux:
                 if pos < len(n.inputs):
                     src = n.inputs[pos][0]
                     if nodes[src].op != "null":

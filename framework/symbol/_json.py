@@ -12,10 +12,11 @@ string escapes.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
-from ._graph import Graph
+from ._graph import Graph, node_fields
 from ._registry import num_outputs
 
 __all__ = ["write_json", "quote"]
@@ -63,14 +64,17 @@ def write_json(graph: Graph, versions: Sequence[int]) -> str:
     nodes = []
     for n in graph.nodes:
         fields = [("op", quote(n.op)), ("name", quote(n.name))]
-        if n.attrs:
-            attrs = [(key, quote(str(n.attrs[key]))) for key in sorted(n.attrs)]
+        plain, subgraphs = node_fields(n.attrs)
+        if plain:
+            attrs = [(key, quote(str(plain[key]))) for key in sorted(plain)]
             fields.append(("attrs", _object(attrs, 6)))
         ins = []
         for nid, idx in n.inputs:
             ins.append(_entry((nid, idx, versions[k] if k < len(versions) else 0)))
             k += 1
         fields.append(("inputs", _array(ins, 6)))
+        if subgraphs:
+            fields.append(("subgraphs", json.dumps(subgraphs)))
         nodes.append(_object(fields, 4, force_lines=True))
     row_ptr = [0]
     for n in graph.nodes:

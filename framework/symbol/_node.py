@@ -67,6 +67,9 @@ _NAMES = {
     "SpatialTransformer": ("output", "grid_dst", "grid_src"), "Correlation": ("output", "tmp1", "tmp2"),
     "Pooling": ("output", "workspace"),
     "_contrib_MultiBoxTarget": ("loc_target", "loc_mask", "cls_target"),
+    **dict.fromkeys(("_contrib_quantized_pooling", "_contrib_quantized_concat", "_contrib_quantized_flatten",
+                     "_contrib_quantized_act"), ("output", "min_output", "max_output")),
+    "_sg_mkldnn_conv": ("output", "output_min", "output_max"),
 }
 _ONE_VISIBLE = {"Dropout", "LRN", "L2Normalization", "ROIPooling", "GridGenerator", "BilinearSampler",
                 "SpatialTransformer", "Correlation", "Pooling", "CTCLoss", "sort", "_contrib_box_nms",

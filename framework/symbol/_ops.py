@@ -242,4 +242,5 @@ def _filled(c, xs, a):
     return jnp.full(shape, value, dtype)
 
 
-from . import _ops_nd  # noqa: E402,F401  (operators implemented by framework.nd's functions)
+# operators implemented by framework.nd's functions; MXNet's oneDNN fused operators (_sg_mkldnn_conv)
+from . import _ops_mkldnn, _ops_nd  # noqa: E402,F401

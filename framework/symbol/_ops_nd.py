@@ -186,6 +186,13 @@ ND_OPS: dict[str, tuple[str, Any, Any]] = {
                                        _deform_present("data", "offset", "weight", "bias")),
     "_contrib_ModulatedDeformableConvolution": ("contrib.ModulatedDeformableConvolution", 1,
                                                 _deform_present("data", "offset", "mask", "weight", "bias")),
+    "_contrib_quantize_v2": ("contrib.quantize_v2", 3, lambda a: ("data",)),
+    "_contrib_quantize": ("contrib.quantize", 3, lambda a: ("data", "min_range", "max_range")),
+    "_contrib_dequantize": ("contrib.dequantize", 1, lambda a: ("data", "min_range", "max_range")),
+    "_contrib_requantize": ("contrib.requantize", 3, lambda a: ("data", "min_range", "max_range")),
+    **{f"_contrib_quantized_{n}": (f"contrib.quantized_{n}", 3, lambda a: ("data", "min_data", "max_data"))
+       for n in ("pooling", "flatten", "act")},
+    "_contrib_quantized_concat": ("contrib.quantized_concat", 3, None),
     "_contrib_arange_like": ("contrib.arange_like", 1, None),
     "_contrib_index_copy": ("contrib.index_copy", 1, None),
     "_contrib_index_array": ("contrib.index_array", 1, None),

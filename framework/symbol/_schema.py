@@ -249,6 +249,29 @@ def _custom_arity(attrs: dict[str, str]) -> tuple[int, int]:
 ARITY["Custom"] = _custom_arity
 
 
+def _sg_conv_arity(attrs: dict[str, str]) -> tuple[int, int]:
+    """oneDNN's fused convolution takes what its subgraph fuses (see ``_ops_mkldnn``)."""
+    from ._ops_mkldnn import input_count
+
+    n = input_count(attrs)
+    return n, n
+
+
+def _sg_fc_arity(attrs: dict[str, str]) -> tuple[int, int]:
+    from ._ops_mkldnn import fc_input_count
+
+    n = fc_input_count(attrs)
+    return n, n
+
+
+ARITY["_sg_mkldnn_conv"] = _sg_conv_arity
+ARITY["_sg_mkldnn_fully_connected"] = _sg_fc_arity
+ARITY.update({"_contrib_quantize_v2": (1, 1), "_contrib_quantize": (3, 3), "_contrib_dequantize": (3, 3),
+              "_contrib_requantize": (3, 3), "_contrib_quantized_pooling": (3, 3),
+              "_contrib_quantized_flatten": (3, 3), "_contrib_quantized_act": (3, 3),
+              "_contrib_quantized_concat": (3, 3 << 16)})
+
+
 def arity_of(op: str, attrs: dict[str, str]) -> tuple[int, int]:
     """``(fewest, most)`` inputs of ``op`` with these attributes."""
     spec = ARITY[op]
@@ -281,7 +304,8 @@ def check_node(source: str, nid: int, name: str, op: str, attrs: dict[str, Any],
     if op in ("amp_multicast",) and "num_outputs" in attrs and _int_text(attrs["num_outputs"]) != n_inputs:
         raise AttrError(f"{where}: attribute num_outputs={attrs['num_outputs']!r} differs from its "
                         f"{n_inputs} input(s)")
-    if "num_args" in attrs and hi > lo and _int_text(str(attrs["num_args"])) != n_inputs:
+    per_arg = 3 if op == "_contrib_quantized_concat" else 1  # each array with its min and max
+    if "num_args" in attrs and hi > lo and _int_text(str(attrs["num_args"])) * per_arg != n_inputs:
         raise AttrError(f"{where}: attribute num_args={attrs['num_args']!r} differs from its {n_inputs} "
                         "input(s)")
 

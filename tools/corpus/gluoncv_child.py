@@ -40,10 +40,11 @@ def input_shape(name):
         return (1, 3, 32, 32)
     if any(v in name for v in _VIDEO) or name.startswith(("c3d", "p3d", "r2plus1d", "i3d", "slowfast")):
         if name.startswith(("c3d", "p3d", "r2plus1d", "i3d")):
-            return (1, 3, 16 if name.startswith("c3d") else 8, 112, 112)
+            return (1, 3, 16 if name.startswith(("c3d", "p3d")) else 8, 112, 112)
         if name.startswith("slowfast"):
-            return (1, 3, 32 if "4x16" in name else 64 if "16x8" in name else 32, 112, 112)
-        return (1, 3, 224, 224)
+            # the fast path's frames, then the slow path's: 32+4 (4x16), 32+8 (8x8), 64+16 (16x8)
+            return (1, 3, 36 if "4x16" in name else 80 if "16x8" in name else 40, 112, 112)
+        return (1, 3, 299, 299) if "inceptionv3" in name else (1, 3, 224, 224)  # 2-D, per frame
     if name.startswith(("inceptionv3", "xception")) or "inceptionv3" in name:
         return (1, 3, 299, 299)
     if name.startswith("nasnet"):
@@ -89,6 +90,12 @@ def _refuses_uninitialized(err):
     return "Cannot reset context" in str(err) and "not been initialized" in str(err)
 
 
+def _downloads(err):
+    """Whether the error came from fetching pretrained weights (no network here)."""
+    return any(os.path.basename(f.filename) == "model_store.py"
+               for f in traceback.extract_tb(err.__traceback__))
+
+
 @contextlib.contextmanager
 def _reset_ctx_skips_uninitialized():
     """``Parameter.reset_ctx`` passes over a Parameter that has no value yet (MXNet 1.9.1 raises)."""
@@ -107,6 +114,56 @@ def _reset_ctx_skips_uninitialized():
         yield
     finally:
         cls.reset_ctx = original
+
+
+_NOT_DOWNLOADED = "<pretrained weights not downloaded: left to the random initialisation>"
+
+
+@contextlib.contextmanager
+def _pretrained_left_random():
+    """A pretrained network that a constructor loads whatever ``pretrained_base`` says (GluonCV's
+    action-recognition ResNets build their base with ``pretrained=True``) is not downloaded: its
+    Parameters stay uninitialised, and are initialised below as every model's are."""
+    store = sys.modules["gluoncv.model_zoo.model_store"]
+    block = mx.gluon.Block
+    saved = store.get_model_file, block.__dict__["load_parameters"]
+
+    def get_model_file(name, *args, **kwargs):
+        return _NOT_DOWNLOADED
+
+    def load_parameters(self, filename, *args, **kwargs):
+        if filename != _NOT_DOWNLOADED:
+            saved[1](self, filename, *args, **kwargs)
+
+    store.get_model_file, block.load_parameters = get_model_file, load_parameters
+    try:
+        yield
+    finally:
+        store.get_model_file, block.load_parameters = saved
+
+
+# What the child may allow a constructor, on both sides alike, when it cannot be built here otherwise:
+# the name recorded, whether an error asks for it, and the context that allows it.
+_ALLOWANCES = {
+    "reset_ctx": (_refuses_uninitialized, _reset_ctx_skips_uninitialized),
+    "download": (_downloads, _pretrained_left_random),
+}
+
+
+def build(zoo, name, kwargs):
+    """``zoo.get_model(name, **kwargs)`` and the allowances it needed (in the order they were asked)."""
+    allowed = []
+    while True:
+        try:
+            with contextlib.ExitStack() as stack:
+                for a in allowed:
+                    stack.enter_context(_ALLOWANCES[a][1]())
+                return zoo.get_model(name, **kwargs), allowed
+        except Exception as err:  # noqa: BLE001  only an error an allowance answers is retried
+            need = [a for a, (asks, _) in _ALLOWANCES.items() if a not in allowed and asks(err)]
+            if not need:
+                raise
+            allowed.append(need[0])
 
 
 def flatten(out):
@@ -140,21 +197,18 @@ def run_one(name, mode, out_dir, zoo):
         fn = zoo._models[name]
         kwargs = make_kwargs(fn)
         try:
-            net = zoo.get_model(name, **kwargs)
-        except ValueError as err:
-            if not _refuses_uninitialized(err):
-                raise
-            # The constructor ends in `collect_params().reset_ctx(ctx)`, which MXNet 1.9.1 refuses for
-            # Parameters that only a pretrained load would have initialised: built with that one call
-            # made a no-op for them (on both sides alike), and initialised below as every model is.
-            with _reset_ctx_skips_uninitialized():
-                net = zoo.get_model(name, **kwargs)
-            rec["allowance"] = "reset_ctx"
+            net, allowed = build(zoo, name, kwargs)
         except Exception:  # noqa: BLE001  a constructor that refuses pretrained_base in its own way
             if "pretrained_base" not in kwargs:  # (TypeError, or darknet's `raise Warning(...)`)
                 raise
             del kwargs["pretrained_base"]
-            net = zoo.get_model(name, **kwargs)
+            net, allowed = build(zoo, name, kwargs)
+        if allowed:
+            # The constructor could not be built here as written: with no network, Parameters that
+            # only a pretrained load would have initialised (`reset_ctx` refuses them in MXNet 1.9.1;
+            # a base network loaded regardless of `pretrained_base`). Built with the allowances (on
+            # both sides alike), and initialised below as every model is.
+            rec["allowance"] = "+".join(allowed)
         params = os.path.join(out_dir, name + ".params")
         x_file = os.path.join(out_dir, name + ".input.npy")
         if mode == "reference":
