@@ -12,7 +12,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["Attrs", "AttrError"]
+__all__ = ["Attrs", "AttrError", "SUBGRAPHS"]
+
+#: The attribute that carries a node's ``subgraphs`` (the fused operators of MXNet's subgraph backends,
+#: ``_sg_mkldnn_conv``): their JSON text, validated as graphs on load and written back as ``subgraphs``.
+SUBGRAPHS = "__subgraphs__"
 
 _MISSING = object()
 
@@ -28,7 +32,7 @@ class Attrs:
         self.raw = {k: v for k, v in raw.items() if not k.startswith("__")}
         self.node = node
         self.op = op
-        self._subgraphs = raw.get("__subgraphs__")
+        self._subgraphs = raw.get(SUBGRAPHS)
 
     def subgraphs(self) -> list[dict[str, Any]]:
         """The node's subgraphs (MXNet's fused operators): their JSON documents, validated on load."""

@@ -19,16 +19,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._files import FileTooLargeError, read_bytes
+from ._attrs import SUBGRAPHS
 from ._ops import num_outputs
 
-__all__ = ["SymbolFileError", "Node", "Graph", "parse_graph", "read_graph", "MAX_SYMBOL_BYTES", "SUBGRAPHS",
-           "node_fields"]
+__all__ = ["SymbolFileError", "Node", "Graph", "parse_graph", "read_graph", "MAX_SYMBOL_BYTES", "node_fields"]
 
 MAX_SYMBOL_BYTES = 256 << 20  # a symbol file is text; 256 MB is far beyond any real network's graph
-
-#: The attribute that carries a node's ``subgraphs`` (the fused operators of MXNet's subgraph backends,
-#: ``_sg_mkldnn_conv``): their JSON text, validated as graphs on load and written back as ``subgraphs``.
-SUBGRAPHS = "__subgraphs__"
 
 
 def node_fields(attrs: dict[str, str]) -> tuple[dict[str, str], list[Any]]:

@@ -44,14 +44,12 @@ def _layers(a: Attrs) -> _Fused:
         raise ValueError(f"symbol node {a.node!r} ({a.op}) needs one subgraph (the fused layers), "
                          f"got {len(subs)}")
     found: dict[str, Attrs] = {}
-    acts = 0
     for n in subs[0]["nodes"]:
         raw = {**n.get("param", {}), **n.get("attr", {}), **n.get("attrs", {})}
         if n["op"] == "Activation":
             if raw.get("act_type", "relu") != "relu":
                 raise NotImplementedError(f"symbol node {a.node!r} ({a.op}): a fused "
                                           f"{raw.get('act_type')!r} activation; only relu is supported")
-            acts += 1
         elif n["op"] in ("Convolution", "BatchNorm"):
             found[n["op"]] = Attrs(raw, n["name"], n["op"])
     if "Convolution" not in found:
@@ -143,6 +141,9 @@ def _fc_layers(a: Attrs) -> tuple[Attrs, list[Attrs]]:
         if n["op"] == "FullyConnected":
             fc = Attrs(raw, n["name"], n["op"])
         elif n["op"] != "null":
+            if n["op"] not in OPS:
+                raise NotImplementedError(f"symbol node {a.node!r} ({a.op}): its subgraph fuses operator "
+                                          f"{n['op']!r}, which is not supported")
             acts.append(Attrs(raw, n["name"], n["op"]))
     if fc is None:
         raise ValueError(f"symbol node {a.node!r} ({a.op}) needs one subgraph holding a FullyConnected")

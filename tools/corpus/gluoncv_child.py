@@ -224,7 +224,9 @@ def run_one(name, mode, out_dir, zoo):
                 # GluonCV's default initialisation overflows some deep detectors (YOLOv3's box decoder
                 # exponentiates raw predictions of ~1e2): outputs of inf, and finite ones so large that
                 # float32 rounding decides them. Xavier's scale keeps every activation finite.
-                net.initialize(mx.init.Xavier(), force_reinit=True)
+                for p in net.collect_params().values():  # Xavier (the default) needs a matrix
+                    if p.init is not None or len(p.shape) >= 2:
+                        p.initialize(None, default_init=mx.init.Xavier(), force_reinit=True)
                 randomise_running_stats(net, 1)
                 outs = flatten(net(x))
                 rec["init"] = "xavier"
