@@ -36,12 +36,11 @@ import jax.numpy as jnp
 import numpy as onp
 from jax import lax
 
-from .quantize import saturate
+from .quantize import INT8_RANGE, UINT8_RANGE, saturate
 
 __all__ = ["fused_quantized_conv", "FoldedBatchNorm"]
 
 _F32 = onp.float32
-_INT8, _UINT8 = _F32(127.5), _F32(255.5)  # MXNet's quantized ranges (quantization_utils.h)
 _INT32_MAX = _F32(2147483647)  # as float: 2^31
 
 
@@ -59,7 +58,7 @@ class FoldedBatchNorm(NamedTuple):
 def _scale(kind: str, lo: Any, hi: Any) -> onp.float32:
     """MXNet's GetQuantizeScale: the integer range over max(|lo|, |hi|) (2^31 when both are 0)."""
     real = max(abs(_F32(lo)), abs(_F32(hi)))
-    return (_INT8 if kind == "int8" else _UINT8) / real if real else _INT32_MAX
+    return _F32(INT8_RANGE if kind == "int8" else UINT8_RANGE) / real if real else _INT32_MAX
 
 
 @functools.cache

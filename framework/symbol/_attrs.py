@@ -9,6 +9,7 @@ Nothing is evaluated: tuples are split by hand and each item parsed as an int (o
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -19,6 +20,8 @@ __all__ = ["Attrs", "AttrError", "SUBGRAPHS"]
 SUBGRAPHS = "__subgraphs__"
 
 _MISSING = object()
+
+_parse_subgraphs = functools.lru_cache(maxsize=256)(json.loads)  # one parse per node text, not per call
 
 
 class AttrError(ValueError):
@@ -35,8 +38,9 @@ class Attrs:
         self._subgraphs = raw.get(SUBGRAPHS)
 
     def subgraphs(self) -> list[dict[str, Any]]:
-        """The node's subgraphs (MXNet's fused operators): their JSON documents, validated on load."""
-        return json.loads(self._subgraphs) if self._subgraphs else []
+        """The node's subgraphs (MXNet's fused operators): their JSON documents, validated on load (shared:
+        read them, do not change them)."""
+        return _parse_subgraphs(self._subgraphs) if self._subgraphs else []
 
     def _err(self, key: str, value: str, what: str) -> AttrError:
         return AttrError(f"symbol node {self.node!r} (op {self.op!r}): attribute {key}={value!r} is not "

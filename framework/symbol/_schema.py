@@ -249,27 +249,28 @@ def _custom_arity(attrs: dict[str, str]) -> tuple[int, int]:
 ARITY["Custom"] = _custom_arity
 
 
-def _sg_conv_arity(attrs: dict[str, str]) -> tuple[int, int]:
-    """oneDNN's fused convolution takes what its subgraph fuses (see ``_ops_mkldnn``)."""
-    from ._ops_mkldnn import input_count
+def _counted(getter: str) -> Callable[[dict[str, str]], tuple[int, int]]:
+    """The arity of a oneDNN fused operator: what its subgraph fuses (``_ops_mkldnn.<getter>``)."""
+    def arity(attrs: dict[str, str]) -> tuple[int, int]:
+        from . import _ops_mkldnn
 
-    n = input_count(attrs)
-    return n, n
-
-
-def _sg_fc_arity(attrs: dict[str, str]) -> tuple[int, int]:
-    from ._ops_mkldnn import fc_input_count
-
-    n = fc_input_count(attrs)
-    return n, n
+        n = getattr(_ops_mkldnn, getter)(attrs)
+        return n, n
+    return arity
 
 
-ARITY["_sg_mkldnn_conv"] = _sg_conv_arity
-ARITY["_sg_mkldnn_fully_connected"] = _sg_fc_arity
+def _quantized_concat_arity(attrs: dict[str, str]) -> tuple[int, int]:
+    """``num_args`` arrays, then a min and a max for each."""
+    n = _int_text(attrs.get("num_args", ""))
+    return (3 * n, 3 * n) if n is not None and n > 0 else (3, 3 << 16)
+
+
+ARITY["_sg_mkldnn_conv"] = _counted("input_count")
+ARITY["_sg_mkldnn_fully_connected"] = _counted("fc_input_count")
+ARITY["_contrib_quantized_concat"] = _quantized_concat_arity
 ARITY.update({"_contrib_quantize_v2": (1, 1), "_contrib_quantize": (3, 3), "_contrib_dequantize": (3, 3),
               "_contrib_requantize": (3, 3), "_contrib_quantized_pooling": (3, 3),
-              "_contrib_quantized_flatten": (3, 3), "_contrib_quantized_act": (3, 3),
-              "_contrib_quantized_concat": (3, 3 << 16)})
+              "_contrib_quantized_flatten": (3, 3), "_contrib_quantized_act": (3, 3)})
 
 
 def arity_of(op: str, attrs: dict[str, str]) -> tuple[int, int]:
@@ -304,8 +305,7 @@ def check_node(source: str, nid: int, name: str, op: str, attrs: dict[str, Any],
     if op in ("amp_multicast",) and "num_outputs" in attrs and _int_text(attrs["num_outputs"]) != n_inputs:
         raise AttrError(f"{where}: attribute num_outputs={attrs['num_outputs']!r} differs from its "
                         f"{n_inputs} input(s)")
-    per_arg = 3 if op == "_contrib_quantized_concat" else 1  # each array with its min and max
-    if "num_args" in attrs and hi > lo and _int_text(str(attrs["num_args"])) * per_arg != n_inputs:
+    if "num_args" in attrs and hi > lo and _int_text(str(attrs["num_args"])) != n_inputs:
         raise AttrError(f"{where}: attribute num_args={attrs['num_args']!r} differs from its {n_inputs} "
                         "input(s)")
 
