@@ -92,22 +92,22 @@ def _kinds(info: ModuleInfo) -> tuple[frozenset[str], ...]:
 
 
 def _apply_rules(module: cst.Module, info: ModuleInfo, path: str,
-                 report: Report) -> tuple[cst.Module, list[tuple[str, str]]]:
-    """One pass of every rule in ORDER, then the imports the rewrites need; the code after each step
-    (to name the rule of a failure)."""
+                 report: Report) -> tuple[cst.Module, list[tuple[str, cst.Module]]]:
+    """One pass of every rule in ORDER, then the imports the rewrites need; the tree after each step
+    (to name the rule of a failure: trees are immutable, their code is generated only then)."""
     ctx = PortContext(path=path, info=info, report=report, module=module)
-    steps: list[tuple[str, str]] = []
+    steps: list[tuple[str, cst.Module]] = []
     for rule in ORDER:
         ctx.module = module
         try:
-            module = cst.MetadataWrapper(module, unsafe_skip_copy=True).visit(rule(ctx))
+            module = module.visit(rule(ctx))
         except Exception as e:  # noqa: BLE001  (libcst's CSTValidationError and any rule's bug)
             raise PortError(path, 0, rule.__name__, f"{type(e).__name__}: {e}") from e
-        steps.append((rule.__name__, module.code))
+        steps.append((rule.__name__, module))
     if ctx.needs:
         report.count("add_import")
         module = _add_imports(module, ctx.needs)
-        steps.append(("add_import", module.code))
+        steps.append(("add_import", module))
     return module, steps
 
 
@@ -150,7 +150,7 @@ def port_source(source: str, path: str = "<string>", report: Report | None = Non
     return out
 
 
-def _check_compiles(source: str, out: str, path: str, steps: list[tuple[str, str]]) -> None:
+def _check_compiles(source: str, out: str, path: str, steps: list[tuple[str, cst.Module]]) -> None:
     """``out`` compiles, or :class:`PortError` names the line and the first rule whose output does not."""
     try:
         compile(out, path, "exec", dont_inherit=True)
@@ -162,9 +162,9 @@ def _check_compiles(source: str, out: str, path: str, steps: list[tuple[str, str
     except SyntaxError:
         return  # the source itself does not compile here (another Python's syntax): not the porter's doing
     rule = steps[-1][0]
-    for name, code in steps:
+    for name, tree in steps:
         try:
-            compile(code, path, "exec", dont_inherit=True)
+            compile(tree.code, path, "exec", dont_inherit=True)
         except SyntaxError as e:
             rule, err = name, e
             break

@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import libcst as cst
 from libcst.metadata import PositionProvider
+from libcst.metadata.base_provider import ProviderT
 
 from .._analysis import ModuleInfo, dotted
 from ..report import Report, Unported
@@ -27,15 +30,31 @@ class PortContext:
     needs: set[str] = field(default_factory=set)
 
 
-class Rule(cst.CSTTransformer):
-    """A rewrite rule: a libcst transformer with the module's facts and the report at hand."""
+_MISSING = object()
 
-    METADATA_DEPENDENCIES = (PositionProvider,)
+
+class Rule(cst.CSTTransformer):
+    """A rewrite rule: a libcst transformer with the module's facts and the report at hand.
+
+    Metadata (a node's line, its load/store context, its parent) is computed for the whole module the
+    first time a rule asks for that kind (:meth:`meta`), not before every rule: most rules never ask, and
+    each kind costs a walk of the module (positions a whole code generation)."""
 
     def __init__(self, ctx: PortContext) -> None:
         super().__init__()
         self.ctx = ctx
         self.info = ctx.info
+        self._tables: dict[ProviderT, Mapping[cst.CSTNode, object]] = {}
+
+    def meta(self, provider: ProviderT, node: cst.CSTNode, default: object = _MISSING) -> Any:
+        """``provider``'s value for ``node`` of the module this rule visits (an original node)."""
+        table = self._tables.get(provider)
+        if table is None:
+            wrapper = cst.MetadataWrapper(self.ctx.module, unsafe_skip_copy=True)
+            table = self._tables[provider] = wrapper.resolve(provider)
+        if default is _MISSING:
+            return table[node]
+        return table.get(node, default)
 
     # A module path in an import statement is a name of the importing system, never an expression: no
     # rule rewrites anything inside one (``from pkg.mx.context import f`` keeps ``pkg.mx.context``).
@@ -56,10 +75,8 @@ class Rule(cst.CSTTransformer):
         return super().on_leave(original_node, updated_node)
 
     def line(self, node: cst.CSTNode) -> int:
-        try:
-            return self.get_metadata(PositionProvider, node).start.line
-        except KeyError:
-            return 0
+        position = self.meta(PositionProvider, node, None)
+        return 0 if position is None else position.start.line
 
     def count(self, rule: str) -> None:
         self.ctx.report.count(rule)

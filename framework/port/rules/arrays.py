@@ -93,7 +93,6 @@ class _Scope:
 
 
 class ArraysRule(Rule):
-    METADATA_DEPENDENCIES = (*Rule.METADATA_DEPENDENCIES, ExpressionContextProvider)
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -107,7 +106,7 @@ class ArraysRule(Rule):
 
     def visit_Subscript(self, node: cst.Subscript) -> bool:
         try:
-            store = self.get_metadata(ExpressionContextProvider, node) in (ExpressionContext.STORE,
+            store = self.meta(ExpressionContextProvider, node) in (ExpressionContext.STORE,
                                                                            ExpressionContext.DEL)
         except KeyError:
             store = False
@@ -339,7 +338,7 @@ class ArraysRule(Rule):
                 or id(original) in self._written:
             return updated
         try:
-            if self.get_metadata(ExpressionContextProvider, original) != ExpressionContext.LOAD:
+            if self.meta(ExpressionContextProvider, original) != ExpressionContext.LOAD:
                 return updated
         except KeyError:
             return updated

@@ -20,7 +20,6 @@ __all__ = ["ContextRule"]
 
 
 class ContextRule(Rule):
-    METADATA_DEPENDENCIES = (*Rule.METADATA_DEPENDENCIES, ExpressionContextProvider)
 
     def _receiver_ok(self, node: cst.Attribute, *, device: bool) -> bool:
         receiver = node.value
@@ -36,7 +35,7 @@ class ContextRule(Rule):
         name = dotted(node)
         if name is not None and name in info.assigned_attrs:
             return False
-        return self.get_metadata(ExpressionContextProvider, node, ExpressionContext.LOAD) \
+        return self.meta(ExpressionContextProvider, node, ExpressionContext.LOAD) \
             == ExpressionContext.LOAD
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:

@@ -17,7 +17,7 @@ subscripts of modules, containers and other libraries' values are left alone.
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import ExpressionContext, ExpressionContextProvider, PositionProvider
+from libcst.metadata import ExpressionContext, ExpressionContextProvider
 
 from ._base import Rule
 
@@ -52,7 +52,6 @@ class _IndexArrays(cst.CSTVisitor):
 
 
 class GetitemRule(Rule):
-    METADATA_DEPENDENCIES = (PositionProvider, ExpressionContextProvider)
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -94,7 +93,7 @@ class GetitemRule(Rule):
         if self._annotation:
             return False
         try:
-            if self.get_metadata(ExpressionContextProvider, node) != ExpressionContext.LOAD:
+            if self.meta(ExpressionContextProvider, node) != ExpressionContext.LOAD:
                 return False
         except KeyError:
             return False

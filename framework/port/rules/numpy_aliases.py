@@ -87,7 +87,6 @@ _REPORT = {
 
 
 class NumpyAliasRule(Rule):
-    METADATA_DEPENDENCIES = (*Rule.METADATA_DEPENDENCIES, ExpressionContextProvider, ParentNodeProvider)
 
     def _numpy_attr(self, node: cst.BaseExpression) -> str | None:
         """``X`` when ``node`` is ``<name bound to numpy>.X`` (read, not assigned to)."""
@@ -96,7 +95,7 @@ class NumpyAliasRule(Rule):
         if self.info.resolve(node) != f"numpy.{node.attr.value}":
             return None
         load = ExpressionContext.LOAD
-        if self.get_metadata(ExpressionContextProvider, node, load) != load:
+        if self.meta(ExpressionContextProvider, node, load) != load:
             return None
         return node.attr.value
 
@@ -104,7 +103,7 @@ class NumpyAliasRule(Rule):
         name = self._numpy_attr(node)
         if name is None or name not in _REPORT:
             return
-        parent = self.get_metadata(ParentNodeProvider, node, None)
+        parent = self.meta(ParentNodeProvider, node, None)
         called = isinstance(parent, cst.Call) and parent.func is node
         if name in _CALLS and called and _CALLS[name][0](parent):  # type: ignore[arg-type]
             return  # rewritten by leave_Call
@@ -135,7 +134,7 @@ class NumpyAliasRule(Rule):
     def _bare_value(self, node: cst.CSTNode) -> bool:
         """``node`` stands where a negative number needs no parentheses (an argument, a right-hand side,
         an element, a return value)."""
-        parent = self.get_metadata(ParentNodeProvider, node, None)
+        parent = self.meta(ParentNodeProvider, node, None)
         return isinstance(parent, (cst.Arg, cst.Assign, cst.AnnAssign, cst.Return, cst.Element,
                                    cst.DictElement, cst.AugAssign))
 
