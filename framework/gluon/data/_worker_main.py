@@ -18,7 +18,6 @@ a fraction of a second. Their ``__init__`` runs the first time code asks them fo
 from __future__ import annotations
 
 import importlib.abc
-import importlib.machinery
 import importlib.util
 import os
 import pickle
@@ -66,12 +65,21 @@ class _DeferredInit(importlib.abc.Loader):
 
 
 class _LazyFinder(importlib.abc.MetaPathFinder):
-    """Finds ``framework`` and its subpackages as :class:`_LazyPackage`s (modules load as usual)."""
+    """Finds ``framework`` and its subpackages as :class:`_LazyPackage`s (modules load as usual).
+
+    The spec comes from the finders after this one: an editable install is found by its own finder on
+    ``sys.meta_path``, not by a ``sys.path`` entry (then only the parent's working directory had it)."""
 
     def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
         if name != "framework" and not name.startswith("framework."):
             return None
-        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        spec = None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                break
         if spec is None or spec.loader is None or spec.submodule_search_locations is None:
             return None
         spec.loader = _DeferredInit(spec.loader)

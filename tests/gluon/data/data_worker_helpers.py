@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 
@@ -28,6 +29,11 @@ class SleepAt:
         if int(y) == self.label:
             time.sleep(self.seconds)
         return x, y
+
+
+def jax_loaded(x, y):
+    """Replaces the label by whether the process that loaded the sample has imported JAX (1) or not (0)."""
+    return x, int("jax" in sys.modules)
 
 
 def pid_of_worker(x, y):

@@ -183,6 +183,28 @@ def test_no_worker_outlives_its_interpreter(tmp_path):
         assert _wait_gone(pids) == [], f"workers left behind after {how}"
 
 
+
+def test_workers_start_without_jax_where_framework_is_found_by_its_installer(tmp_path):
+    # The script's folder, not the repository, starts sys.path: framework comes from its installation
+    # (an editable install's own finder on sys.meta_path), as in a user's project folder.
+    script = tmp_path / "loads.py"
+    script.write_text(textwrap.dedent(f"""
+        import sys
+        sys.path[:0] = [{os.fspath(Path(helpers.__file__).parent)!r}]
+        import numpy as onp
+        import data_worker_helpers as helpers
+        from framework.gluon import data
+        ds = data.ArrayDataset(onp.zeros(4), onp.arange(4)).transform(helpers.jax_loaded)
+        labels = next(iter(data.DataLoader(ds, 4, num_workers=1)))[1]
+        print("jax in worker", *onp.asarray(labels).tolist())
+    """))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, os.fspath(script)], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["jax", "in", "worker", "0", "0", "0", "0"], done.stdout + done.stderr
+
+
 _HUNG = """
 import os, sys, time
 sys.path[:0] = [{root!r}, {helpers!r}]
