@@ -496,17 +496,16 @@ class Block(StrictKwargs):
         plain Block's or an un-hybridized HybridBlock's ``forward`` runs as Python on concrete arrays
         from the first call on. A hybridized tree (or a call inside the user's own trace) is traced
         anyway: its shapes come from abstract evaluation, as MXNet infers a hybridized graph's
-        symbolically. A stack that would run as one program runs layer by layer this once."""
+        symbolically. So is a tree that runs as one program (a built-in layer with children, a stack of
+        built-in or hybridized layers: pure code), whose first call then records the node every later
+        call records (one whole-graph program for a training loop, not a first one of its layers)."""
         if traced or (compiled and self._active):
             self._deferred_infer(args, params)
             return compiled
         self._infer_own(args)
-        if not compiled or all(p._replicas is not None for p in self._tree().param_list):
-            return compiled
-        if self._compiled_leaf:  # a built-in layer with children: pure code, evaluated abstractly
+        if compiled and any(p._replicas is None for p in self._tree().param_list):
             self._deferred_infer(args, params)
-            return compiled
-        return False
+        return compiled
 
     def _deferred_infer(self, args: tuple, params: ParameterDict) -> None:
         missing = [n for n, p in params.items() if p._data is None and p._deferred is None]

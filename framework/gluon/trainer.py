@@ -178,7 +178,7 @@ class Trainer(StrictKwargs):
     def _init(self) -> None:
         for name, p in self._trainable:
             p._check_initialized()
-            if p._grad is None:
+            if p._grad_slots is None:  # not p._grad: reading it would run a waiting backward here, alone
                 raise RuntimeError(f"Parameter '{name}' has grad_req={p.grad_req!r} but no gradient buffer.")
         _compile.forget(self)  # programs of an earlier optimizer transformation
         lr_mult = {n: p.lr_mult for n, p in self._trainable}

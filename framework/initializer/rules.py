@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
+from .. import _draw
 from .base import Initializer, Shape, _float_dtype, create, register
 
 __all__ = ["Uniform", "Normal", "Xavier", "MSRAPrelu", "Orthogonal", "Bilinear", "LSTMBias", "Mixed", "Load"]
@@ -33,7 +34,7 @@ class Uniform(Initializer):
 
     def _init_weight(self, name, shape, dtype, key):
         ft = _float_dtype(dtype)
-        out = jax.random.uniform(self._need_key(name, key), shape, ft, -self.scale, self.scale)
+        out = _draw.uniform(self._need_key(name, key), shape, ft, -self.scale, self.scale)
         return out.astype(dtype)
 
 
@@ -53,7 +54,7 @@ class Normal(Initializer):
 
     def _init_weight(self, name, shape, dtype, key):
         ft = _float_dtype(dtype)
-        return (jax.random.normal(self._need_key(name, key), shape, ft) * self.sigma).astype(dtype)
+        return _draw.normal(self._need_key(name, key), shape, ft, self.sigma).astype(dtype)
 
 
 def _fans(name: str, shape: Shape, who: str) -> tuple[float, float]:
@@ -99,9 +100,9 @@ class Xavier(Initializer):
         key = self._need_key(name, key)
         ft = _float_dtype(dtype)
         if self.rnd_type == "uniform":
-            out = jax.random.uniform(key, shape, ft, -scale, scale)
+            out = _draw.uniform(key, shape, ft, -scale, scale)
         else:
-            out = jax.random.normal(key, shape, ft) * scale
+            out = _draw.normal(key, shape, ft, scale)
         return out.astype(dtype)
 
 
@@ -141,9 +142,9 @@ class Orthogonal(Initializer):
         nout, nin = shape[0], int(onp.prod(shape[1:]))
         key = self._need_key(name, key)
         if self.rand_type == "uniform":
-            tmp = jax.random.uniform(key, (nout, nin), jnp.float32, -1.0, 1.0)
+            tmp = _draw.uniform(key, (nout, nin), jnp.float32, -1.0, 1.0)
         else:
-            tmp = jax.random.normal(key, (nout, nin), jnp.float32)
+            tmp = _draw.normal(key, (nout, nin), jnp.float32)
         u, _, v = jnp.linalg.svd(tmp, full_matrices=False)
         res = u if u.shape == tmp.shape else v
         return (self.scale * res.reshape(shape)).astype(dtype)

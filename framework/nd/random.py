@@ -19,6 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
+from .. import _draw
 from ..autograd.variable import Variable
 from ..device import current_context
 from ..np.creation import place
@@ -79,7 +80,7 @@ def uniform(low: Any = 0.0, high: Any = 1.0, shape: Any = None, dtype: Any = Non
         ctx: Any = None) -> jax.Array:
     """Uniform on [low, high); array ``low``/``high`` give ``low.shape + shape`` samples."""
     s = _shape(shape, low, high)
-    u = jax.random.uniform(next_key(), s, _dt(dtype))
+    u = _draw.uniform(next_key(), s, _dt(dtype))
     lo, hi = _expand(low, s), _expand(high, s)
     return place((lo + (hi - lo) * u).astype(_dt(dtype)), ctx)
 
@@ -89,7 +90,7 @@ def normal(loc: Any = 0.0, scale: Any = 1.0, shape: Any = None, dtype: Any = Non
         ctx: Any = None) -> jax.Array:
     """Normal with mean ``loc`` and standard deviation ``scale``."""
     s = _shape(shape, loc, scale)
-    z = jax.random.normal(next_key(), s, _dt(dtype))
+    z = _draw.normal(next_key(), s, _dt(dtype))
     return place((_expand(loc, s) + _expand(scale, s) * z).astype(_dt(dtype)), ctx)
 
 

@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
-from .. import _compile
+from .. import _compile, _draw
 from .creation import place
 
 __all__ = [
@@ -118,7 +118,7 @@ def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None, dtype: Any = None
     if out is not None:
         return _into(out, uniform, low, high)
     shape = _shape(size) if size is not None else jnp.broadcast_shapes(jnp.shape(low), jnp.shape(high))
-    u = jax.random.uniform(next_key(), shape, _float(dtype))
+    u = _draw.uniform(next_key(), shape, _float(dtype))
     return _out(low + (jnp.asarray(high) - low) * u, ctx, device).astype(_float(dtype))
 
 
@@ -127,7 +127,7 @@ def normal(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, dtype: Any = None
     if out is not None:
         return _into(out, normal, loc, scale)
     shape = _shape(size) if size is not None else jnp.broadcast_shapes(jnp.shape(loc), jnp.shape(scale))
-    z = jax.random.normal(next_key(), shape, _float(dtype))
+    z = _draw.normal(next_key(), shape, _float(dtype))
     return _out((loc + jnp.asarray(scale) * z).astype(_float(dtype)), ctx, device)
 
 

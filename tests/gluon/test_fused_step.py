@@ -145,3 +145,43 @@ def test_a_device_named_twice_fuses_both_slices_and_adds_their_gradients():
     assert fused2
     onp.testing.assert_allclose(w2, w1, rtol=1e-5)
     onp.testing.assert_allclose(g2, g1, rtol=1e-5)
+
+
+def _deferred_lenet():
+    net = nn.Sequential()  # shapes unknown until the first batch, as most user code leaves them
+    net.add(nn.Conv2D(4, 3, activation="sigmoid"), nn.AvgPool2D(2, 2), nn.Dense(8, activation="relu"),
+            nn.Dense(3))
+    net.initialize(init.Xavier())
+    return net
+
+
+def _first_steps(net, steps):
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    rs = onp.random.RandomState(1)
+    before = _compile.program_names().count("backward")
+    for _ in range(steps):
+        x = np.array(rs.uniform(-1, 1, (5, 1, 8, 8)).astype("float32"))
+        y = np.array(rs.randint(0, 3, 5).astype("int32"))
+        with autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        trainer.step(5)
+    return trainer, _compile.program_names().count("backward") - before
+
+
+def test_the_first_step_is_already_one_fused_program():
+    # The Trainer's first step creates its optimizer state without computing the waiting backward
+    # alone (a whole-graph backward program, then an update program, then the fused one at step two).
+    trainer, backwards = _first_steps(_deferred_lenet(), 1)
+    assert _compile.program_names(trainer).count("fused_step") == 1
+    assert backwards == 0
+
+
+def test_a_stack_with_deferred_shapes_records_its_first_call_as_every_later_one():
+    # The first call of a Sequential of built-in layers fixes their shapes abstractly and records the
+    # stack as one node, as later calls do: one whole-graph program serves the first step and the rest.
+    net = _deferred_lenet()
+    trainer, backwards = _first_steps(net, 3)
+    assert _compile.program_names(trainer).count("fused_step") == 1 and backwards == 0
+    assert [p.shape for p in net.collect_params().values()][:2] == [(4, 1, 3, 3), (4,)]

@@ -1,0 +1,76 @@
+"""Eager random draws compile per size class, not per shape, and keep their distributions."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as onp
+import pytest
+
+from framework import _compile, _draw, init
+from framework import np as fnp
+
+# LeNet's and a small MLP's weight shapes: five sizes from 60 to 48,000 values, three of them 4-d
+SHAPES = [(6, 1, 5, 5), (16, 6, 5, 5), (120, 400), (84, 120), (10, 84), (3,), (2, 2, 2, 2)]
+
+
+def _flat_programs():
+    return sum(1 for name in _compile.program_names(_draw._programs) if name == "draw")
+
+
+def test_draws_of_many_shapes_share_a_few_programs():
+    _compile.forget(_draw._programs)
+    key = jax.random.key(3)
+    for shape in SHAPES:
+        assert _draw.uniform(key, shape).shape == shape
+        assert _draw.normal(key, shape).shape == shape
+    # two size classes (4 Ki and 64 Ki values) times two distributions, whatever the shapes
+    assert _flat_programs() == 4
+
+
+def test_an_initializer_draws_through_the_size_classes():
+    _compile.forget(_draw._programs)
+    for i, shape in enumerate(SHAPES[:5]):
+        init.Xavier(rnd_type="gaussian").init_array(shape, key=jax.random.key(i))
+        init.Xavier().init_array(shape, key=jax.random.key(i))
+    assert _flat_programs() == 4
+
+
+def test_size_classes_waste_at_most_a_quarter_above_64ki():
+    for n in [1, 4096, 4097, 65536, 65537, 100_000, 1 << 20, (1 << 20) + 1, 25_088 * 4096]:
+        c = _draw.size_class(n)
+        assert c >= n
+        if n > 65536:
+            assert c <= 1.25 * n + 1
+    assert len({_draw.size_class(n) for n in range(65537, 1 << 22, 997)}) <= 4 * 6
+
+
+def test_values_follow_the_distributions_and_the_key():
+    key = jax.random.key(0)
+    u = onp.asarray(_draw.uniform(key, (300, 200), jnp.float32, -2.0, 3.0))
+    assert u.min() >= -2.0 and u.max() < 3.0
+    assert abs(u.mean() - 0.5) < 0.02 and abs(u.var() - 25 / 12) < 0.05
+    z = onp.asarray(_draw.normal(key, (300, 200), jnp.float32, 0.5))
+    assert abs(z.mean()) < 0.01 and abs(z.std() - 0.5) < 0.01
+    assert onp.array_equal(z, onp.asarray(_draw.normal(key, (300, 200), jnp.float32, 0.5)))
+    assert not onp.array_equal(z, onp.asarray(_draw.normal(jax.random.key(1), (300, 200), jnp.float32, 0.5)))
+    assert _draw.normal(key, (4, 4), jnp.bfloat16).dtype == jnp.bfloat16
+
+
+def test_inside_a_trace_the_draw_is_jax_randoms_own():
+    key = jax.random.key(5)
+    got = jax.jit(lambda k: _draw.uniform(k, (7, 3), jnp.float32, -1.0, 1.0))(key)
+    want = jax.random.uniform(key, (7, 3), jnp.float32, -1.0, 1.0)
+    assert onp.array_equal(onp.asarray(got), onp.asarray(want))
+    got = jax.jit(lambda k: _draw.normal(k, (5,), jnp.float32, 2.0))(key)
+    assert onp.allclose(onp.asarray(got), onp.asarray(jax.random.normal(key, (5,)) * 2.0))
+
+
+@pytest.mark.parametrize("draw", [fnp.random.uniform, fnp.random.normal])
+def test_np_random_is_seeded_through_the_size_classes(draw):
+    fnp.random.seed(11)
+    a = [onp.asarray(draw(size=s)) for s in SHAPES]
+    fnp.random.seed(11)
+    b = [onp.asarray(draw(size=s)) for s in SHAPES]
+    assert all(onp.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert [x.shape for x in a] == SHAPES
