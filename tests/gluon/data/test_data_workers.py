@@ -185,11 +185,18 @@ def test_no_worker_outlives_its_interpreter(tmp_path):
 
 
 def test_workers_start_without_jax_where_framework_is_found_by_its_installer(tmp_path):
-    # The script's folder, not the repository, starts sys.path: framework comes from its installation
-    # (an editable install's own finder on sys.meta_path), as in a user's project folder.
+    # The script's folder, not the repository, starts sys.path: framework comes from a finder on
+    # sys.meta_path (this checkout's), as an editable install serves it in a user's project folder; the
+    # workers find it through the installation's own finder.
     script = tmp_path / "loads.py"
     script.write_text(textwrap.dedent(f"""
-        import sys
+        import importlib.machinery, sys
+        class Installed:
+            def find_spec(self, name, path=None, target=None):
+                if name == "framework":
+                    return importlib.machinery.PathFinder.find_spec(name, [{os.fspath(ROOT)!r}])
+                return None
+        sys.meta_path.insert(0, Installed())
         sys.path[:0] = [{os.fspath(Path(helpers.__file__).parent)!r}]
         import numpy as onp
         import data_worker_helpers as helpers
