@@ -21,6 +21,18 @@ def _fused(trainer):
     return "fused_step" in _compile.program_names(trainer)
 
 
+def _step(net, trainer, loss_fn, rs, fused=True):
+    x = np.array(rs.uniform(-1, 1, (5, 1, 8, 8)).astype("float32"))
+    y = np.array(rs.randint(0, 3, 5).astype("int32"))
+    with autograd.record():
+        loss = loss_fn(net(x), y)
+    loss.backward()
+    if not fused:
+        net[0].weight.grad()  # a read computes the gradients: the step then runs alone
+    trainer.step(5)
+    return loss
+
+
 def _train(fused: bool, optimizer: str, params: dict, steps: int = 4, **options):
     net = _net()
     for name, p in net.collect_params().items():
@@ -28,17 +40,7 @@ def _train(fused: bool, optimizer: str, params: dict, steps: int = 4, **options)
     trainer = gluon.Trainer(net.collect_params(), optimizer, {"learning_rate": 0.1, **options})
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     rs = onp.random.RandomState(0)
-    losses = []
-    for _ in range(steps):
-        x = np.array(rs.uniform(-1, 1, (5, 1, 8, 8)).astype("float32"))
-        y = np.array(rs.randint(0, 3, 5).astype("int32"))
-        with autograd.record():
-            loss = loss_fn(net(x), y)
-        loss.backward()
-        if not fused:
-            net[0].weight.grad()  # a read computes the gradients: the step then runs alone
-        trainer.step(5)
-        losses.append(onp.asarray(loss))
+    losses = [onp.asarray(_step(net, trainer, loss_fn, rs, fused)) for _ in range(steps)]
     state = {n: onp.asarray(p.data()) for n, p in net.collect_params().items()}
     grads = {n: onp.asarray(p.grad()) for n, p in net.collect_params().items() if p.grad_req != "null"}
     return losses, state, grads, _fused(trainer)
@@ -161,12 +163,7 @@ def _first_steps(net, steps):
     rs = onp.random.RandomState(1)
     before = _compile.program_names().count("backward")
     for _ in range(steps):
-        x = np.array(rs.uniform(-1, 1, (5, 1, 8, 8)).astype("float32"))
-        y = np.array(rs.randint(0, 3, 5).astype("int32"))
-        with autograd.record():
-            loss = loss_fn(net(x), y)
-        loss.backward()
-        trainer.step(5)
+        _step(net, trainer, loss_fn, rs)
     return trainer, _compile.program_names().count("backward") - before
 
 
