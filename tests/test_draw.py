@@ -68,8 +68,10 @@ def test_inside_a_trace_the_draw_is_jax_randoms_own():
 
 @pytest.mark.parametrize("draw", [fnp.random.uniform, fnp.random.normal])
 def test_np_random_is_seeded_through_the_size_classes(draw):
+    _compile.forget(_draw._programs)
     fnp.random.seed(11)
     a = [onp.asarray(draw(size=s)) for s in SHAPES]
+    assert _flat_programs() == 2  # one distribution, two size classes
     fnp.random.seed(11)
     b = [onp.asarray(draw(size=s)) for s in SHAPES]
     assert all(onp.array_equal(x, y) for x, y in zip(a, b, strict=True))

@@ -183,7 +183,6 @@ def test_no_worker_outlives_its_interpreter(tmp_path):
         assert _wait_gone(pids) == [], f"workers left behind after {how}"
 
 
-
 def test_workers_start_without_jax_where_framework_is_found_by_its_installer(tmp_path):
     # The script's folder, not the repository, starts sys.path: framework comes from a finder on
     # sys.meta_path (this checkout's), as an editable install serves it in a user's project folder; the
