@@ -1,13 +1,16 @@
-"""Issue 14: ResNet-18 (model_zoo ``resnet18_v1``) forward + backward, images/s, beside PyTorch eager in
-the same run. ``python -m benchmarks resnet [--quick] [--repeats N]``.
+"""Issues 14 and 32: convolution nets forward + backward on the model zoo's ResNet-18 (``resnet18_v1``,
+the default), ResNet-50, MobileNet v2 and DenseNet-121, images/s beside PyTorch eager in the same run.
+``python -m benchmarks resnet [--models resnet18,resnet50,mobilenet_v2,densenet121|all] [--quick]
+[--repeats N] [--batch N] [--size N]``.
 
 Variants (same batch, NCHW float32, softmax cross-entropy, gradients of every parameter):
 
-- ``framework compiled``: ``jax.jit(jax.value_and_grad(loss(net.functional_call(p, x, training=True))))``
-  (the pure path: the whole step one XLA program);
+- ``framework compiled``: ``jax.jit(jax.value_and_grad(loss(net.functional_call(p, x, training=True))),
+  compiler_options=config.xla_options())`` (the pure path: the whole step one XLA program, compiled with
+  the options the framework's own programs get);
 - ``framework gluon``: ``net.hybridize()``; ``with autograd.record(): loss(net(x), y)``; ``backward()``;
-- ``pytorch eager``: the same ResNet-18 v1 written with ``torch.nn`` (written here: torchvision is not
-  installed), ``loss.backward()``, train mode.
+- ``pytorch eager``: the same net written with ``torch.nn`` (``benchmarks.torch_models``: torchvision is
+  not installed), ``loss.backward()``, train mode.
 
 Default: batch 32, 224x224, 1000 classes (``--quick``: batch 4, 64x64, 1 repeat). Timings are medians
 of interleaved repeats after a warm-up (compiles excluded); ``wall`` and ``cpu`` (process CPU time: what
@@ -28,40 +31,18 @@ import numpy as onp
 from benchmarks.common import markdown_table, write_results
 from benchmarks.hybridize import interleaved_clocks
 
-__all__ = ["main", "torch_resnet18"]
+__all__ = ["main", "MODELS"]
 
 COMMON_OPTIONS = ("--quick", "--repeats", "--out")
 
 
-def torch_resnet18(classes: int) -> Any:
-    """ResNet-18 v1 (MXNet's layout: 7x7 stem, max-pool, four stages of two basic blocks) in torch.nn."""
-    import torch
-    from torch import nn
-
-    class Basic(nn.Module):
-        def __init__(self, cin: int, cout: int, stride: int) -> None:
-            super().__init__()
-            self.body = nn.Sequential(
-                nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(),
-                nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout))
-            self.down = (nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
-                         if stride != 1 or cin != cout else None)
-
-        def forward(self, x: Any) -> Any:
-            return torch.relu(self.body(x) + (x if self.down is None else self.down(x)))
-
-    layers: list[Any] = [nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64), nn.ReLU(),
-                         nn.MaxPool2d(3, 2, 1)]
-    cin = 64
-    for i, c in enumerate((64, 128, 256, 512)):
-        layers += [Basic(cin, c, 1 if i == 0 else 2), Basic(c, c, 1)]
-        cin = c
-    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(512, classes)]
-    return nn.Sequential(*layers)
+# model name -> the framework's model zoo name (the PyTorch peer: benchmarks.torch_models.CONV_NETS)
+MODELS = {"resnet18": "resnet18_v1", "resnet50": "resnet50_v1", "mobilenet_v2": "mobilenetv2_1.0",
+          "densenet121": "densenet121"}
 
 
-def _variants(batch: int, size: int, classes: int) -> dict[str, Any]:
-    from framework import autograd, gluon, np
+def _variants(model: str, batch: int, size: int, classes: int) -> dict[str, Any]:
+    from framework import autograd, config, gluon, np
     from framework.gluon.model_zoo import vision
 
     rs = onp.random.RandomState(0)
@@ -69,7 +50,7 @@ def _variants(batch: int, size: int, classes: int) -> dict[str, Any]:
     y_np = rs.randint(0, classes, batch).astype(onp.int32)
     x, y = jnp.asarray(x_np), jnp.asarray(y_np)
 
-    net = vision.resnet18_v1(classes=classes)
+    net = vision.get_model(MODELS[model], classes=classes)
     net.initialize()
     net.hybridize()
     net(x)  # shapes
@@ -82,7 +63,7 @@ def _variants(batch: int, size: int, classes: int) -> dict[str, Any]:
                                      return_state=True)
         return jnp.mean(jax.nn.logsumexp(out, -1) - jnp.take_along_axis(out, y[:, None], -1)[:, 0])
 
-    step = jax.jit(jax.value_and_grad(loss_fn))
+    step = jax.jit(jax.value_and_grad(loss_fn), compiler_options=config.xla_options())
 
     def compiled() -> None:
         jax.block_until_ready(step(trainable, x, y))
@@ -102,7 +83,9 @@ def _variants(batch: int, size: int, classes: int) -> dict[str, Any]:
     except ImportError:
         print("note: PyTorch is not installed: no peer in this run (pip install torch==2.13.0).")
         return runs
-    tnet = torch_resnet18(classes).train()
+    from benchmarks.torch_models import CONV_NETS
+
+    tnet = CONV_NETS[model](classes=classes).train()
     tx, ty = torch.from_numpy(x_np), torch.from_numpy(y_np.astype(onp.int64))
     tloss = torch.nn.CrossEntropyLoss()
 
@@ -114,9 +97,9 @@ def _variants(batch: int, size: int, classes: int) -> dict[str, Any]:
     return runs
 
 
-def run(batch: int, size: int, classes: int, repeats: int) -> list[dict[str, Any]]:
+def run(model: str, batch: int, size: int, classes: int, repeats: int) -> list[dict[str, Any]]:
     """Rows of images/s per variant (wall and CPU clocks) and the ratio to PyTorch eager."""
-    runs = _variants(batch, size, classes)
+    runs = _variants(model, batch, size, classes)
     for fn in runs.values():  # warm-up: compiles, allocator
         fn()
         fn()
@@ -125,7 +108,7 @@ def run(batch: int, size: int, classes: int, repeats: int) -> list[dict[str, Any
     peer = clocks.get("pytorch eager")
     for name, c in clocks.items():
         wall, cpu = statistics.median(c["wall"]), statistics.median(c["cpu"])
-        row = {"variant": name, "images_per_s": batch / wall, "ms_per_step": 1e3 * wall,
+        row = {"model": model, "variant": name, "images_per_s": batch / wall, "ms_per_step": 1e3 * wall,
                "cpu_s_per_step": cpu}
         if peer is not None:
             row["vs_pytorch"] = statistics.median(peer["wall"]) / wall
@@ -141,19 +124,26 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     p.add_argument("--batch", type=int, default=None)
     p.add_argument("--size", type=int, default=None)
     p.add_argument("--out", default=None)
+    p.add_argument("--models", default="resnet18",
+                   help=f"comma-separated, of {', '.join(MODELS)} (or 'all'); default resnet18")
     args = p.parse_args(argv)
+    models = list(MODELS) if args.models == "all" else args.models.split(",")
+    for m in models:
+        if m not in MODELS:
+            p.error(f"--models: {m!r} is not one of {', '.join(MODELS)}")
     batch = args.batch or (4 if args.quick else 32)
     size = args.size or (64 if args.quick else 224)
     repeats = args.repeats or (1 if args.quick else 5)
-    rows = run(batch, size, 1000, repeats)
-    columns = ["variant", "images_per_s", "ms_per_step", "cpu_s_per_step", "vs_pytorch", "vs_pytorch_cpu"]
+    rows = [row for m in models for row in run(m, batch, size, 1000, repeats)]
+    columns = ["model", "variant", "images_per_s", "ms_per_step", "cpu_s_per_step", "vs_pytorch",
+               "vs_pytorch_cpu"]
     print(markdown_table(rows, columns))
-    notes = [f"ResNet-18 v1 forward+backward, batch {batch}, {size}x{size}, 1000 classes, train mode; "
+    notes = [f"{', '.join(models)} forward+backward, batch {batch}, {size}x{size}, 1000 classes, train mode; "
              f"median of {repeats} interleaved repeats after warm-up.",
              "vs_pytorch > 1 means faster than PyTorch eager (images/s ratio, wall clock); vs_pytorch_cpu "
              "compares process CPU seconds per step."]
     write_results("resnet", rows, columns, {"notes": notes}, out=args.out, bar_key="ms_per_step",
-                  title="ResNet-18 forward+backward")
+                  title="Convolution nets forward+backward")
     return {"rows": rows}
 
 

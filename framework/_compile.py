@@ -24,6 +24,7 @@ LRU. :func:`clear_caches` (also ``framework.clear_caches()``) empties all of the
 from __future__ import annotations
 
 import threading
+import warnings
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
@@ -31,12 +32,12 @@ from typing import Any
 
 import jax
 
-from . import _compile_cache, config
+from . import _compile_cache, _jax_compat, config
 
 _compile_cache.enable()  # before the first compilation: JAX reads the setting once
 
-__all__ = ["jit", "pmap", "static", "thaw", "clear_caches", "on_clear", "program_names", "block_function",
-           "block_program", "Opaque", "forget",
+__all__ = ["jit", "pmap", "compiler_options", "static", "thaw", "clear_caches", "on_clear", "program_names",
+           "block_function", "block_program", "Opaque", "forget",
            "register_rewrite", "rewrites", "rewrites_enabled", "sequence_plan", "rewrite_listing"]
 
 _lock = threading.RLock()
@@ -106,12 +107,65 @@ def _lookup(desc: Hashable, owner: Any, make: Callable[[], Callable]) -> Callabl
     return fn
 
 
+_accepted: dict[tuple, bool] = {}
+
+
+def compiler_options() -> dict[str, str] | None:
+    """The XLA options of :func:`framework.config.xla_options` that this jaxlib accepts (checked once
+    per set of options by compiling a one-line program; an XLA without them gets none, with a
+    warning)."""
+    options = config.xla_options()
+    if not options:
+        return None
+    key = tuple(sorted(options.items()))
+    with _lock:
+        ok = _accepted.get(key)
+        if ok is None:
+            try:
+                jax.jit(lambda x: x + 1, compiler_options=options).lower(1.0).compile()
+                ok = True
+            except jax.errors.JaxRuntimeError as err:
+                warnings.warn(f"framework.config: this XLA does not take the compiler options {options} "
+                              f"({str(err).splitlines()[0]}); its defaults are used (switch cpu_conv "
+                              "has no effect).", RuntimeWarning, stacklevel=2)
+                ok = False
+            _accepted[key] = ok
+    return options if ok else None
+
+
+class _Program:
+    """A compiled program with compiler options: called at the top level, ``jax.jit(..., compiler_options)``;
+    called inside another trace (where JAX refuses options), the same function jitted without them.
+    Anything else (``lower``, ``__wrapped__``...) is the top-level ``jax.jit``'s."""
+
+    __slots__ = ("top", "nested")
+
+    def __init__(self, top: Callable, nested: Callable) -> None:
+        self.top, self.nested = top, nested
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return (self.nested if _jax_compat.tracing() else self.top)(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.top, name)
+
+
+def _jitted(fn: Callable, static_argnums: Any, donate_argnums: Any) -> Callable:
+    plain = jax.jit(fn, static_argnums=static_argnums, donate_argnums=donate_argnums)
+    options = compiler_options()
+    if options is None:
+        return plain
+    return _Program(jax.jit(fn, static_argnums=static_argnums, donate_argnums=donate_argnums,
+                            compiler_options=options), plain)
+
+
 def jit(desc: Hashable, build: Callable[[], Callable], *, owner: Any = None,
         static_argnums: int | Sequence[int] = (), donate_argnums: int | Sequence[int] = ()) -> Callable:
     """The compiled program for ``desc`` (``jax.jit(build())``, made once per owner, description and
-    value of the program switches of :mod:`framework.config`)."""
-    return _lookup(("jit", desc, config.program_key()), owner, lambda: jax.jit(
-        build(), static_argnums=static_argnums, donate_argnums=donate_argnums))
+    value of the program switches of :mod:`framework.config`, compiled with their
+    :func:`compiler_options` where it is called at the top level)."""
+    return _lookup(("jit", desc, config.program_key()), owner,
+                   lambda: _jitted(build(), static_argnums, donate_argnums))
 
 
 def pmap(desc: Hashable, build: Callable[[], Callable], *, owner: Any, axis_name: str,

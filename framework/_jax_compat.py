@@ -37,8 +37,9 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+from jax._src import core as _jax_core
 
-__all__ = ["JAX_VERSION", "MULTIPROCESS_CACHE_HANGS", "empty", "is_tracer", "distributed_client",
+__all__ = ["JAX_VERSION", "MULTIPROCESS_CACHE_HANGS", "empty", "is_tracer", "tracing", "distributed_client",
            "monitoring_listener_lists"]
 
 
@@ -62,6 +63,16 @@ def empty(shape: Any, dtype: Any = jnp.float32) -> jax.Array:
 def is_tracer(x: Any) -> bool:
     """Whether ``x`` is an abstract value being traced (under ``jit``/``grad``/``vmap``...)."""
     return isinstance(x, jax.core.Tracer)
+
+
+_trace_state_clean = getattr(_jax_core, "trace_state_clean", None)
+
+
+def tracing() -> bool:
+    """Whether a trace is in progress in this thread (a ``jit``/``grad``/``vmap``... being traced), where
+    JAX refuses a nested ``jax.jit`` that carries compiler options. JAX has no public test for it: its
+    ``core.trace_state_clean`` (JAX 0.4-0.12); an unknown JAX counts as tracing (no options)."""
+    return _trace_state_clean is None or not _trace_state_clean()
 
 
 def distributed_client() -> Any:

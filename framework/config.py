@@ -4,7 +4,7 @@ Each switch has a name, an environment variable, a type, a default and a meaning
 the README's table lists them). A value is validated when read: a bad one raises
 :class:`ConfigError` naming the variable, the value and the accepted values.
 
-- *Program switches* (``fast_cpu``) change what the compile layer builds. They are read from the
+- *Program switches* (``fast_cpu``, ``cpu_conv``) change what the compile layer builds. They are read from the
   environment once, at import; :func:`set` changes one for the whole process and :func:`override` for
   a ``with`` block in the current thread. Their values are part of the cache key of every program
   (:func:`program_key`), so flipping one between two calls gives the other program.
@@ -36,7 +36,7 @@ from typing import Any
 from .base import FrameworkError
 
 __all__ = ["ConfigError", "Switch", "SWITCHES", "get", "set", "override", "program_key", "platform",
-           "platform_scope", "fast_cpu_active"]
+           "platform_scope", "fast_cpu_active", "xla_options"]
 
 
 class ConfigError(FrameworkError, ValueError):
@@ -66,6 +66,13 @@ def _positive(raw: str) -> int:
     return value
 
 
+def _cpu_conv(raw: str) -> str:
+    value = raw.strip().lower()
+    if value not in _CPU_CONV_LIBRARIES:
+        raise ValueError(f"expected one of {', '.join(_CPU_CONV_LIBRARIES)}")
+    return value
+
+
 def _text(raw: str) -> str:
     if not raw.strip():
         raise ValueError("expected a non-empty value")
@@ -91,10 +98,23 @@ class Switch:
     meaning: str
 
 
+# XLA:CPU's library fusions (DebugOptions.xla_cpu_experimental_ynn_fusion_type): jaxlib 0.10-0.12 default
+# to individual dots, individual convolutions and reductions in YNNPACK; "eigen" keeps all but the
+# convolutions, which then run in XLA's Eigen kernels (notes/speed.md, "Convolutions on XLA:CPU").
+_YNN_OPTION = "xla_cpu_experimental_ynn_fusion_type"
+_CPU_CONV_LIBRARIES = {
+    "eigen": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT,LIBRARY_FUSION_TYPE_REDUCE",
+    "ynnpack": None,  # XLA's own default: nothing passed
+}
+
 SWITCHES: dict[str, Switch] = {s.name: s for s in (
     Switch("fast_cpu", "FRAMEWORK_FAST_CPU", _flag, True, True, "1/0 (true/false, on/off, yes/no)",
            "the XLA:CPU rewrites: banded-GEMM convolutions, pooling by reshape, Conv2D+MaxPool2D "
            "fused (on by default; off compares against XLA's own kernels)"),
+    Switch("cpu_conv", "FRAMEWORK_CPU_CONV", _cpu_conv, "eigen", True, "eigen or ynnpack",
+           "the library XLA:CPU runs the convolutions of the framework's programs in: eigen (default; "
+           "a training step's weight gradients run several times faster there) or ynnpack (XLA's own "
+           "default). A compiler option, so CPU only; your own jax.jit takes config.xla_options()"),
     Switch("compile_cache", "FRAMEWORK_COMPILE_CACHE", _flag, True, False, "1/0 (true/false, on/off, yes/no)",
            "the persistent compilation cache under home/compile_cache (read at import; on by default: a "
            "second process loads the programs the first compiled)"),
@@ -144,6 +164,9 @@ def _check(name: str, value: Any) -> Switch:
                           f"{', '.join(sorted(SWITCHES))}.")
     if switch.parse is _flag and not isinstance(value, bool):
         raise ConfigError(f"framework.config: {name}={value!r}; expected True or False.")
+    if switch.parse is _cpu_conv and value not in _CPU_CONV_LIBRARIES:
+        raise ConfigError(f"framework.config: {name}={value!r}; expected one of "
+                          f"{', '.join(map(repr, _CPU_CONV_LIBRARIES))}.")
     return switch
 
 
@@ -242,6 +265,22 @@ def platform(x: Any = None) -> str:
     if device is not None:
         return device.platform
     return jax.default_backend()
+
+
+def xla_options() -> dict[str, str]:
+    """The XLA compiler options the program switches ask for, for ``jax.jit(..., compiler_options=)``:
+    the compile layer passes them to every program it builds; pass them to your own ``jax.jit`` to get
+    the same programs. An option that ``XLA_FLAGS`` sets itself is left to it.
+
+    >>> from framework import config
+    >>> with config.override(cpu_conv="ynnpack"):
+    ...     config.xla_options()
+    {}
+    """
+    value = _CPU_CONV_LIBRARIES[get("cpu_conv")]
+    if value is None or f"--{_YNN_OPTION}=" in os.environ.get("XLA_FLAGS", ""):
+        return {}
+    return {_YNN_OPTION: value}
 
 
 def fast_cpu_active(x: Any = None) -> bool:

@@ -6,6 +6,7 @@ import pathlib
 import weakref
 
 import jax
+import jax.numpy as jnp
 import numpy as onp
 import pytest
 
@@ -167,3 +168,17 @@ def test_static_round_trips_with_its_type(value):
 
 def test_zero_false_and_zero_float_are_three_descriptions():
     assert len({_compile.static(0), _compile.static(False), _compile.static(0.0)}) == 3
+
+
+def test_a_program_with_compiler_options_also_runs_inside_another_trace():
+    from framework import config
+
+    with config.override(cpu_conv="eigen"):
+        f = _compile.jit(("test", "nested options"), lambda: lambda x: jnp.sin(x) * 2.0)
+    assert _compile.compiler_options() is not None  # the options this test is about
+    x = jnp.arange(3.0)
+    want = onp.sin(onp.arange(3.0)) * 2.0
+    onp.testing.assert_allclose(f(x), want, rtol=1e-6)  # top level: the options
+    onp.testing.assert_allclose(jax.jit(lambda v: f(v) + 1.0)(x), want + 1.0, rtol=1e-6)  # nested: none
+    onp.testing.assert_allclose(jax.grad(lambda v: f(v).sum())(x), 2.0 * onp.cos(onp.arange(3.0)), rtol=1e-6)
+    onp.testing.assert_allclose(jax.vmap(f)(x[:, None])[:, 0], want, rtol=1e-6)

@@ -1,6 +1,7 @@
 """framework.config: every switch read in one place, validated, and part of the programs' cache keys."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -92,3 +93,54 @@ def test_no_other_module_reads_a_switch_from_the_environment():
     read = re.compile(rf"(environ\.get\(|environ\[|getenv\()\s*[\"']({names})")
     readers = sorted(str(p.relative_to(root)) for p in root.rglob("*.py") if read.search(p.read_text()))
     assert readers == [] and "os.environ.get(switch.env)" in (root / "config.py").read_text()
+
+
+@pytest.fixture()
+def conv_restored():
+    before = config.get("cpu_conv")
+    yield
+    config.set(cpu_conv=before)
+
+
+def _ynn_convolutions(text):
+    """How many convolutions of a compiled CPU program run as YNNPACK fusions."""
+    called = re.findall(r'calls=%([\w.\-]+)[^\n]*"__ynn_fusion"', text)
+    bodies = dict(re.findall(r"^%([\w.\-]+) \(.*?\{\n(.*?)\n\}", text, re.S | re.M))
+    return sum("convolution(" in bodies.get(name, "") for name in called)
+
+
+def test_the_cpu_conv_switch_picks_the_library_that_runs_the_convolutions(conv_restored):
+    net = nn.Conv2D(32, 3, in_channels=32)  # 32 channels: wide enough for YNNPACK, past the CPU rewrites
+    net.initialize()
+    net.hybridize()
+    x = np.ones((2, 32, 12, 12))
+    dev = jax.devices()[0]
+    texts, outs = [], []
+    for library in ("eigen", "ynnpack", "eigen"):
+        config.set(cpu_conv=library)
+        out, compiled = _compiles(lambda: net(x))
+        outs.append(onp.asarray(out))
+        program = _compile.block_program(net, False, True, dev)
+        params = net.collect_params().values_on()
+        texts.append(program.lower(params, (jax.random.key(0), onp.uint32(0)), x).compile().as_text())
+        assert compiled == (1 if len(texts) < 3 else 0)  # a new program for the new value; then cached
+    assert [_ynn_convolutions(t) for t in texts] == [0, 1, 0]
+    onp.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-5)
+    assert config.xla_options() == {"xla_cpu_experimental_ynn_fusion_type":
+                                     "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT,LIBRARY_FUSION_TYPE_REDUCE"}
+    own = jax.jit(lambda w, x: jax.lax.conv(x, w, (1, 1), "SAME"), compiler_options=config.xla_options())
+    w = jax.numpy.ones((32, 32, 3, 3))
+    assert _ynn_convolutions(own.lower(w, x).compile().as_text()) == 0
+    assert _ynn_convolutions(jax.jit(own.__wrapped__).lower(w, x).compile().as_text()) == 1
+
+
+def test_an_xla_flag_of_the_user_wins_over_the_cpu_conv_switch(conv_restored, monkeypatch):
+    config.set(cpu_conv="eigen")
+    flag = "--xla_cpu_experimental_ynn_fusion_type=LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"
+    monkeypatch.setenv("XLA_FLAGS", f"--xla_force_host_platform_device_count=4 {flag}")
+    assert config.xla_options() == {}
+    with pytest.raises(config.ConfigError, match=r"cpu_conv='mkl'; expected one of 'eigen', 'ynnpack'"):
+        config.set(cpu_conv="mkl")
+    monkeypatch.setenv("FRAMEWORK_CPU_CONV", "onednn")
+    with pytest.raises(config.ConfigError, match=r"FRAMEWORK_CPU_CONV='onednn'.*eigen or ynnpack"):
+        config._read(config.SWITCHES["cpu_conv"])

@@ -22,7 +22,8 @@ from typing import Any
 import jax
 import numpy as onp
 
-from .. import _compile
+from .. import _compile, config
+from ..npx.fast_cpu_depthwise import supports_depthwise
 
 __all__ = ["summary"]
 
@@ -49,6 +50,23 @@ def _rewrites(block: Any) -> list[tuple[str, str, list[str]]]:
     return out
 
 
+def _cpu_convolutions(convs: list[tuple[Any, tuple[int, ...]]], inputs: Any) -> str | None:
+    """How the CPU runs the convolutions seen (layer, input shape), or None off the CPU / without any."""
+    leaves = [x for x in jax.tree_util.tree_leaves(inputs) if hasattr(x, "shape")]
+    if not convs or config.platform(leaves[0] if leaves else None) != "cpu":
+        return None
+    depthwise = 0
+    if config.get("fast_cpu"):
+        for layer, shape in convs:
+            k = layer._kwargs
+            pad = tuple((p, p) for p in k["pad"])
+            depthwise += bool(k.get("adj") is None and supports_depthwise(
+                shape, layer.weight.shape, k["num_group"], pad, k["layout"].endswith("C")))
+    where = {"eigen": "XLA's Eigen kernels", "ynnpack": "YNNPACK"}[config.get("cpu_conv")]
+    text = f"Convolutions (cpu): {where} (cpu_conv={config.get('cpu_conv')!r})"
+    return text + (f"; {depthwise} depthwise layers as shifted multiply-adds (fast_cpu)" if depthwise else "")
+
+
 def summary(block: Any, *inputs: Any) -> None:
     """Print MXNet's summary table for ``block`` on ``inputs`` (no real FLOPs are spent)."""
     block(*inputs)  # finishes deferred initialisation
@@ -57,9 +75,12 @@ def summary(block: Any, *inputs: Any) -> None:
     seen: set[int] = set()
     shared = [0]
     hooked = []
+    convs: list[tuple[Any, tuple[int, ...]]] = []
 
     def hook(b: Any, args: Any, out: Any) -> None:
         kind = type(b).__name__
+        if "num_group" in getattr(b, "_kwargs", {}) and args and hasattr(args[0], "shape"):
+            convs.append((b, tuple(args[0].shape)))
         counters[kind] = counters.get(kind, 0) + 1
         own = [p for p in b._reg_params.values() if p is not None]
         count = 0
@@ -101,4 +122,7 @@ def summary(block: Any, *inputs: Any) -> None:
     print(f"Unique parameters in model: {total}")
     for name, platform, where in _rewrites(block):
         print(f"Rewrite {name} ({platform}): layers {', '.join(where)} run as one")
+    cpu = _cpu_convolutions(convs, inputs)
+    if cpu is not None:
+        print(cpu)
     print(line)

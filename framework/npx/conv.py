@@ -25,6 +25,7 @@ from jax import lax
 
 from . import fast_cpu
 from ._utils import _check_ndim, _layout, _spatial
+from .fast_cpu_depthwise import depthwise, supports_depthwise
 
 __all__ = ["convolution", "deconvolution"]
 
@@ -52,10 +53,15 @@ def _conv_nd(
     """The single convolution kernel every npx/gluon convolution calls (cross-correlation).
 
     ``x`` is (N, C, *spatial) (or channel-last), ``w`` is (O, C/groups, *k) (or (O, *k, C/groups)).
-    A backend-specific fast path (e.g. for CPU) is dispatched from here and only here.
+    A backend-specific fast path is dispatched from here and only here: on the CPU, depthwise
+    convolutions as shifted multiply-adds and small 2-D ones as banded GEMMs.
     """
     nd = x.ndim - 2
-    if (nd == 2 and not channel_last and (lhs_dilation is None or set(lhs_dilation) == {1})
+    plain = lhs_dilation is None or set(lhs_dilation) == {1}
+    if (groups > 1 and plain and fast_cpu.enabled()
+            and supports_depthwise(x.shape, w.shape, groups, padding, channel_last)):
+        return depthwise(x, w, stride=stride, padding=padding, dilation=dilation, channel_last=channel_last)
+    if (nd == 2 and not channel_last and plain
             and fast_cpu.enabled()
             and fast_cpu.supports_conv2d(x.shape, w.shape, stride, padding, dilation, groups, x.dtype)):
         return fast_cpu.conv2d(x, w, None, stride, padding, dilation, groups)

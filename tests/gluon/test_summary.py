@@ -1,0 +1,41 @@
+"""Block.summary's listing of how the CPU runs a net's convolutions (the switches cpu_conv, fast_cpu)."""
+
+import pytest
+
+from framework import config, np
+from framework.gluon import nn
+
+
+@pytest.fixture()
+def switches_restored():
+    before = config.get("fast_cpu"), config.get("cpu_conv")
+    yield
+    config.set(fast_cpu=before[0], cpu_conv=before[1])
+
+
+def _net():
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(8, 3, padding=1), nn.Conv2D(8, 3, padding=1, groups=8), nn.Conv2D(16, 1, groups=2),
+            nn.Dense(3))
+    net.initialize()
+    return net
+
+
+def _line(capsys):
+    out = capsys.readouterr().out
+    return [line for line in out.splitlines() if line.startswith("Convolutions")]
+
+
+def test_summary_says_which_library_runs_the_convolutions_and_which_are_depthwise(capsys, switches_restored):
+    net, x = _net(), np.ones((1, 3, 8, 8))
+    config.set(fast_cpu=True, cpu_conv="eigen")
+    net.summary(x)
+    assert _line(capsys) == ["Convolutions (cpu): XLA's Eigen kernels (cpu_conv='eigen'); 1 depthwise "
+                             "layers as shifted multiply-adds (fast_cpu)"]
+    config.set(fast_cpu=False, cpu_conv="ynnpack")
+    net.summary(x)
+    assert _line(capsys) == ["Convolutions (cpu): YNNPACK (cpu_conv='ynnpack')"]
+    dense = nn.Dense(2)
+    dense.initialize()
+    dense.summary(np.ones((1, 4)))
+    assert _line(capsys) == []
