@@ -151,5 +151,6 @@ def lstm_lm(vocab: int, hidden: int, layers: int) -> Any:
     return LM()
 
 
-CONV_NETS = {"resnet18": lambda: resnet(18), "resnet50": lambda: resnet(50), "mobilenet_v2": mobilenet_v2,
+CONV_NETS = {"resnet18": lambda classes=1000: resnet(18, classes),
+             "resnet50": lambda classes=1000: resnet(50, classes), "mobilenet_v2": mobilenet_v2,
              "densenet121": densenet121}
