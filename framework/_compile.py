@@ -107,44 +107,62 @@ def _lookup(desc: Hashable, owner: Any, make: Callable[[], Callable]) -> Callabl
     return fn
 
 
-_accepted: dict[tuple, bool] = {}
+_trace_state_clean = _jax_compat.trace_state_clean  # JAX's own function: no framework call per program call
+_refused: list[bool] = [False]  # set once this XLA refused the options: every later program goes without
 
 
 def compiler_options() -> dict[str, str] | None:
-    """The XLA options of :func:`framework.config.xla_options` that this jaxlib accepts (checked once
-    per set of options by compiling a one-line program; an XLA without them gets none, with a
-    warning)."""
+    """The XLA options of :func:`framework.config.xla_options` for the compile layer's programs (None
+    when there are none, or once this XLA has refused them)."""
     options = config.xla_options()
-    if not options:
-        return None
-    key = tuple(sorted(options.items()))
-    with _lock:
-        ok = _accepted.get(key)
-        if ok is None:
-            try:
-                jax.jit(lambda x: x + 1, compiler_options=options).lower(1.0).compile()
-                ok = True
-            except jax.errors.JaxRuntimeError as err:
-                warnings.warn(f"framework.config: this XLA does not take the compiler options {options} "
-                              f"({str(err).splitlines()[0]}); its defaults are used (switch cpu_conv "
-                              "has no effect).", RuntimeWarning, stacklevel=2)
-                ok = False
-            _accepted[key] = ok
-    return options if ok else None
+    return options if options and not _refused[0] else None
+
+
+def _refusal(err: Exception, options: dict[str, str]) -> bool:
+    """Whether ``err`` is XLA refusing ``options`` (an XLA without them): then warn once and stop
+    passing them."""
+    if not any(name in str(err) for name in options):
+        return False
+    if not _refused[0]:
+        _refused[0] = True
+        warnings.warn(f"framework.config: this XLA does not take the compiler options {options} "
+                      f"({str(err).splitlines()[0]}); its defaults are used (the switch cpu_conv has no "
+                      "effect).", RuntimeWarning, stacklevel=3)
+    return True
 
 
 class _Program:
     """A compiled program with compiler options: called at the top level, ``jax.jit(..., compiler_options)``;
-    called inside another trace (where JAX refuses options), the same function jitted without them.
-    Anything else (``lower``, ``__wrapped__``...) is the top-level ``jax.jit``'s."""
+    called inside another trace (where JAX refuses options), or where this XLA does not know them, the same
+    function jitted without them. Anything else (``lower``, ``__wrapped__``...) is the top-level
+    ``jax.jit``'s."""
 
-    __slots__ = ("top", "nested")
+    __slots__ = ("top", "nested", "options")
 
-    def __init__(self, top: Callable, nested: Callable) -> None:
-        self.top, self.nested = top, nested
+    def __init__(self, top: Callable, nested: Callable, options: dict[str, str]) -> None:
+        self.top, self.nested, self.options = top, nested, options
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return (self.nested if _jax_compat.tracing() else self.top)(*args, **kwargs)
+        if _refused[0]:
+            return self.nested(*args, **kwargs)
+        if not _trace_state_clean():
+            # inside a trace: a traced input makes this call part of it (no options); concrete inputs
+            # may still run now (a deferred initialisation inside jax.eval_shape), else JAX refuses
+            # the options of a nested program
+            if any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves((args, kwargs))):
+                return self.nested(*args, **kwargs)
+            try:
+                return self.top(*args, **kwargs)
+            except ValueError as err:
+                if "compiler_options" not in str(err):
+                    raise
+                return self.nested(*args, **kwargs)
+        try:
+            return self.top(*args, **kwargs)
+        except jax.errors.JaxRuntimeError as err:
+            if not _refusal(err, self.options):
+                raise
+            return self.nested(*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.top, name)
@@ -156,7 +174,7 @@ def _jitted(fn: Callable, static_argnums: Any, donate_argnums: Any) -> Callable:
     if options is None:
         return plain
     return _Program(jax.jit(fn, static_argnums=static_argnums, donate_argnums=donate_argnums,
-                            compiler_options=options), plain)
+                            compiler_options=options), plain, options)
 
 
 def jit(desc: Hashable, build: Callable[[], Callable], *, owner: Any = None,

@@ -33,14 +33,15 @@ True
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 from jax._src import core as _jax_core
 
-__all__ = ["JAX_VERSION", "MULTIPROCESS_CACHE_HANGS", "empty", "is_tracer", "tracing", "distributed_client",
-           "monitoring_listener_lists"]
+__all__ = ["JAX_VERSION", "MULTIPROCESS_CACHE_HANGS", "empty", "is_tracer", "trace_state_clean",
+           "distributed_client", "monitoring_listener_lists"]
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -65,14 +66,14 @@ def is_tracer(x: Any) -> bool:
     return isinstance(x, jax.core.Tracer)
 
 
-_trace_state_clean = getattr(_jax_core, "trace_state_clean", None)
+def _never_clean() -> bool:
+    return False
 
 
-def tracing() -> bool:
-    """Whether a trace is in progress in this thread (a ``jit``/``grad``/``vmap``... being traced), where
-    JAX refuses a nested ``jax.jit`` that carries compiler options. JAX has no public test for it: its
-    ``core.trace_state_clean`` (JAX 0.4-0.12); an unknown JAX counts as tracing (no options)."""
-    return _trace_state_clean is None or not _trace_state_clean()
+#: Whether no trace is in progress in this thread (no ``jit``/``grad``/``vmap``... being traced), where
+#: JAX would refuse a nested ``jax.jit`` that carries compiler options. JAX has no public test for it:
+#: its ``core.trace_state_clean`` (JAX 0.4-0.12); with an unknown JAX, never (no compiler options).
+trace_state_clean: Callable[[], bool] = getattr(_jax_core, "trace_state_clean", _never_clean)
 
 
 def distributed_client() -> Any:

@@ -182,3 +182,28 @@ def test_a_program_with_compiler_options_also_runs_inside_another_trace():
     onp.testing.assert_allclose(jax.jit(lambda v: f(v) + 1.0)(x), want + 1.0, rtol=1e-6)  # nested: none
     onp.testing.assert_allclose(jax.grad(lambda v: f(v).sum())(x), 2.0 * onp.cos(onp.arange(3.0)), rtol=1e-6)
     onp.testing.assert_allclose(jax.vmap(f)(x[:, None])[:, 0], want, rtol=1e-6)
+
+
+def test_an_xla_that_refuses_the_options_runs_the_programs_without_them_and_says_so(monkeypatch):
+    from framework import config
+
+    monkeypatch.setattr(config, "xla_options",
+                        lambda: {"xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_NO_SUCH_TYPE"})
+    monkeypatch.setattr(_compile, "_refused", [False])
+    f = _compile.jit(("test", "refused options"), lambda: lambda x: x * 3.0)
+    with pytest.warns(RuntimeWarning, match=r"does not take the compiler options .*NO_SUCH_TYPE"):
+        onp.testing.assert_allclose(f(jnp.arange(3.0)), [0.0, 3.0, 6.0])
+    assert _compile.compiler_options() is None
+    g = _compile.jit(("test", "after the refusal"), lambda: lambda x: x + 1.0)
+    onp.testing.assert_allclose(g(jnp.arange(3.0)), [1.0, 2.0, 3.0])
+
+
+def test_a_program_with_compiler_options_called_with_constants_inside_a_trace():
+    from framework import config
+
+    with config.override(cpu_conv="eigen"):
+        f = _compile.jit(("test", "constants inside"), lambda: lambda x: x * 2.0)
+    const = jnp.arange(3.0)  # concrete: JAX stages the call into the outer program all the same
+    onp.testing.assert_allclose(jax.jit(lambda v: f(const) + v)(1.0), [1.0, 3.0, 5.0])
+    with jax.ensure_compile_time_eval():
+        onp.testing.assert_allclose(jax.jit(lambda v: v + f(const).sum())(1.0), 7.0)

@@ -97,8 +97,8 @@ def _meta(fname: str, arrays: Any, optimizer: str) -> dict[str, Any]:
     n, lr, opt = meta.get("num_update"), meta.get("learning_rate"), meta.get("optimizer")
     if type(n) is not int or not 0 <= n < 2**62:
         raise bad(f"num_update is {n!r}; expected an int >= 0")
-    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not math.isfinite(lr):
-        raise bad(f"learning_rate is {lr!r}; expected a finite number")
+    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not math.isfinite(lr) or lr < 0:
+        raise bad(f"learning_rate is {lr!r}; expected a finite number >= 0")
     if not isinstance(opt, str):
         raise bad(f"optimizer is {opt!r}; expected the optimizer's class name")
     if opt != optimizer:

@@ -50,6 +50,8 @@ def test_round_trip_restores_counters(tmp_path):
     (b"{", r"its metadata is not valid JSON"),
     ({"num_update": "1", "learning_rate": 0.1, "optimizer": "SGD"}, r"num_update is '1'; expected an int"),
     ({"num_update": 1, "learning_rate": None, "optimizer": "SGD"}, r"learning_rate is None; expected a"),
+    ({"num_update": 1, "learning_rate": -1, "optimizer": "SGD"}, r"learning_rate is -1; expected a finite "
+                                                                 r"number >= 0"),
     ({"num_update": 1, "learning_rate": 0.1}, r"optimizer is None"),
     ({"num_update": 1, "learning_rate": 0.1, "optimizer": "Adam"}, r"saved for optimizer 'Adam'; this "
                                                                    r"Trainer uses 'SGD'"),
