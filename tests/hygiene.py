@@ -34,9 +34,12 @@ def _listener_lists() -> list[list]:
 
 @contextlib.contextmanager
 def restored_global_state() -> Iterator[None]:
-    """Snapshot JAX flags, jax.monitoring listeners, the framework's thread-local state and
-    ``os.environ``; restore them on exit."""
+    """Snapshot JAX flags, jax.monitoring listeners, the framework's thread-local state, its program
+    switches (``framework.config``) and ``os.environ``; restore them on exit."""
+    from framework import config
+
     flags = {name: getattr(jax.config, name) for name in JAX_FLAGS}
+    switches = {name: config.get(name) for name, s in config.SWITCHES.items() if s.program}
     lists = _listener_lists()
     listeners = [list(v) for v in lists]
     locals_ = [getattr(importlib.import_module(m), a) for m, a in THREAD_STATE]
@@ -48,6 +51,8 @@ def restored_global_state() -> Iterator[None]:
         for name, value in flags.items():
             if getattr(jax.config, name) != value:
                 jax.config.update(name, value)
+        if {name: config.get(name) for name in switches} != switches:
+            config.set(**switches)
         for lst, saved in zip(lists, listeners, strict=True):
             lst[:] = saved
         for o, saved in zip(locals_, thread_state, strict=True):

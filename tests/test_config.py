@@ -28,14 +28,7 @@ def _compiles(fn):
     return out, len(seen)
 
 
-@pytest.fixture()
-def restored():
-    before = config.get("fast_cpu")
-    yield
-    config.set(fast_cpu=before)
-
-
-def test_flipping_the_fast_cpu_switch_between_two_calls_gives_the_other_program(restored):
+def test_flipping_the_fast_cpu_switch_between_two_calls_gives_the_other_program():
     net = nn.Conv2D(4, 3, in_channels=1)
     net.initialize()
     net.hybridize()
@@ -55,7 +48,7 @@ def test_flipping_the_fast_cpu_switch_between_two_calls_gives_the_other_program(
     onp.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6)
 
 
-def test_override_is_for_the_block_and_thread_only(restored):
+def test_override_is_for_the_block_and_thread_only():
     config.set(fast_cpu=True)
     with config.override(fast_cpu=False):
         assert config.get("fast_cpu") is False and ("fast_cpu", False) in config.program_key()
@@ -95,13 +88,6 @@ def test_no_other_module_reads_a_switch_from_the_environment():
     assert readers == [] and "os.environ.get(switch.env)" in (root / "config.py").read_text()
 
 
-@pytest.fixture()
-def conv_restored():
-    before = config.get("cpu_conv")
-    yield
-    config.set(cpu_conv=before)
-
-
 def _ynn_convolutions(text):
     """How many convolutions of a compiled CPU program run as YNNPACK fusions."""
     called = re.findall(r'calls=%([\w.\-]+)[^\n]*"__ynn_fusion"', text)
@@ -109,7 +95,7 @@ def _ynn_convolutions(text):
     return sum("convolution(" in bodies.get(name, "") for name in called)
 
 
-def test_the_cpu_conv_switch_picks_the_library_that_runs_the_convolutions(conv_restored):
+def test_the_cpu_conv_switch_picks_the_library_that_runs_the_convolutions():
     net = nn.Conv2D(32, 3, in_channels=32)  # 32 channels: wide enough for YNNPACK, past the CPU rewrites
     net.initialize()
     net.hybridize()
@@ -134,7 +120,7 @@ def test_the_cpu_conv_switch_picks_the_library_that_runs_the_convolutions(conv_r
     assert _ynn_convolutions(jax.jit(own.__wrapped__).lower(w, x).compile().as_text()) == 1
 
 
-def test_an_xla_flag_of_the_user_wins_over_the_cpu_conv_switch(conv_restored, monkeypatch):
+def test_an_xla_flag_of_the_user_wins_over_the_cpu_conv_switch(monkeypatch):
     config.set(cpu_conv="eigen")
     flag = "--xla_cpu_experimental_ynn_fusion_type=LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"
     monkeypatch.setenv("XLA_FLAGS", f"--xla_force_host_platform_device_count=4 {flag}")

@@ -126,5 +126,6 @@ compile_options_nested|framework/_compile.py|s/        if not _trace_state_clean
 compile_options_constants_nested|framework/_compile.py|s/                if "compiler_options" not in str(err):/                if True:/|tests/test_compile.py::test_a_program_with_compiler_options_called_with_constants_inside_a_trace
 compile_options_refusal_raises|framework/_compile.py|s/            if not _refusal(err, self.options):/            if True:/|tests/test_compile.py::test_an_xla_that_refuses_the_options_runs_the_programs_without_them_and_says_so
 trainer_states_negative_lr|framework/gluon/_trainer_states.py|s/ or not math.isfinite(lr) or lr < 0:/ or not math.isfinite(lr):/|tests/gluon/test_trainer_states.py::test_bad_metadata_is_refused_and_changes_nothing
+hygiene_switches_kept|tests/hygiene.py|s/            config.set(\*\*switches)/            pass/|tests/test_hygiene.py
 CASES
 exit $status

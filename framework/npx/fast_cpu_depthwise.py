@@ -21,7 +21,10 @@ here (the CPU, the ``fast_cpu`` switch on).
 
 from __future__ import annotations
 
+import functools
 import itertools
+import math
+import operator
 from collections.abc import Sequence
 
 import jax
@@ -41,18 +44,14 @@ def supports_depthwise(x_shape: Sequence[int], w_shape: Sequence[int], groups: i
     channels = x_shape[-1] if channel_last else x_shape[1]
     window = w_shape[1:-1] if channel_last else w_shape[2:]
     in_per_group = w_shape[-1] if channel_last else w_shape[1]
-    taps = 1
-    for k in window:
-        taps *= k
     return (groups > 1 and groups == channels and in_per_group == 1 and w_shape[0] % groups == 0
-            and taps <= _MAX_TAPS and all(lo >= 0 and hi >= 0 for lo, hi in padding))
+            and math.prod(window) <= _MAX_TAPS and all(lo >= 0 and hi >= 0 for lo, hi in padding))
 
 
 def depthwise(x: jax.Array, w: jax.Array, *, stride: Sequence[int], padding: Sequence[Sequence[int]],
               dilation: Sequence[int], channel_last: bool = False) -> jax.Array:
     """The depthwise convolution of ``x`` (N, C, *spatial) with ``w`` (C*m, 1, *k) (channel-last: x
     (N, *spatial, C), w (C*m, *k, 1)), cross-correlation as ``lax.conv_general_dilated``."""
-    nd = x.ndim - 2
     caxis = x.ndim - 1 if channel_last else 1
     window = w.shape[1:-1] if channel_last else w.shape[2:]
     per_tap = w.reshape(w.shape[0], -1)  # (O, taps), taps in row-major window order
@@ -69,16 +68,17 @@ def depthwise(x: jax.Array, w: jax.Array, *, stride: Sequence[int], padding: Seq
            for n, k, dl, s in zip(sizes, window, dilation, stride, strict=True)]
     bshape = [1] * x.ndim
     bshape[caxis] = w.shape[0]
-    total = None
-    for t, tap in enumerate(itertools.product(*(range(k) for k in window))):
+    strides = [1] * x.ndim
+    for d, s in zip(spatial, stride, strict=True):
+        strides[d] = s
+
+    def term(t: int, tap: tuple[int, ...]) -> jax.Array:
         start = [0] * x.ndim
         limit = list(xp.shape)
-        strides = [1] * x.ndim
         for d, i, dl, s, o in zip(spatial, tap, dilation, stride, out, strict=True):
             start[d] = i * dl
             limit[d] = i * dl + (o - 1) * s + 1
-            strides[d] = s
-        term = lax.slice(xp, start, limit, strides) * per_tap[:, t].reshape(bshape)
-        total = term if total is None else total + term
-    assert total is not None and nd == len(window)
-    return total
+        return lax.slice(xp, start, limit, strides) * per_tap[:, t].reshape(bshape)
+
+    taps = enumerate(itertools.product(*(range(k) for k in window)))
+    return functools.reduce(operator.add, (term(t, tap) for t, tap in taps))

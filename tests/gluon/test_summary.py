@@ -1,16 +1,9 @@
-"""Block.summary's listing of how the CPU runs a net's convolutions (the switches cpu_conv, fast_cpu)."""
+"""Block.summary's listing of how the CPU runs a net's convolutions (the switches cpu_conv, fast_cpu; put
+back after each test by the suite's global-state fixture)."""
 
-import pytest
 
 from framework import config, np
 from framework.gluon import nn
-
-
-@pytest.fixture()
-def switches_restored():
-    before = config.get("fast_cpu"), config.get("cpu_conv")
-    yield
-    config.set(fast_cpu=before[0], cpu_conv=before[1])
 
 
 def _net():
@@ -26,7 +19,7 @@ def _line(capsys):
     return [line for line in out.splitlines() if line.startswith("Convolutions")]
 
 
-def test_summary_says_which_library_runs_the_convolutions_and_which_are_depthwise(capsys, switches_restored):
+def test_summary_says_which_library_runs_the_convolutions_and_which_are_depthwise(capsys):
     net, x = _net(), np.ones((1, 3, 8, 8))
     config.set(fast_cpu=True, cpu_conv="eigen")
     net.summary(x)

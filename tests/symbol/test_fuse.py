@@ -14,13 +14,6 @@ from framework.symbol._executor import program_of
 from framework.symbol._fuse import find_chains
 
 
-@pytest.fixture(autouse=True)
-def _switch_restored():
-    before = config.get("fast_cpu")
-    yield
-    config.set(fast_cpu=before)
-
-
 def lenet(act="tanh", pool=None):
     pool = pool or {"pool_type": "max", "kernel": (2, 2), "stride": (2, 2)}
     x = mx.sym.var("data")

@@ -9,13 +9,6 @@ from nets import lenet
 from framework import _compile, autograd, config, gluon, np, parallel
 from framework.gluon import nn
 
-
-@pytest.fixture(autouse=True)
-def _switch_restored():
-    before = config.get("fast_cpu")
-    yield
-    config.set(fast_cpu=before)
-
 FUSED = [("conv_pool", "cpu", (0, 1)), ("conv_pool", "cpu", (2, 3))]
 
 
