@@ -105,7 +105,8 @@ def test_a_second_run_on_the_same_out_refuses_and_ctrl_c_is_resumable(tmp_path, 
                                                                       capsys):
     out = tmp_path / "shared"
     first = subprocess.Popen([sys.executable, "-m", "train", *_argv(fashion_root, out, "--_hang-at", "2:1")],
-                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                             cwd=REPO, env={**env, "PYTHONFAULTHANDLER": "1"}, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
     try:
         seen = []
         for line in first.stdout:
@@ -122,7 +123,11 @@ def test_a_second_run_on_the_same_out_refuses_and_ctrl_c_is_resumable(tmp_path, 
         assert (out / "checkpoint.params").read_bytes() == before
         assert not (out / "net.params").exists()
         first.send_signal(signal.SIGINT)
-        rest = first.communicate(timeout=60)[0]
+        try:
+            rest = first.communicate(timeout=60)[0]
+        except subprocess.TimeoutExpired:  # where it is: PYTHONFAULTHANDLER prints every thread's stack
+            first.send_signal(signal.SIGABRT)
+            pytest.fail("the run did not end within 60 s of SIGINT:\n" + first.communicate(timeout=60)[0])
     finally:
         first.kill()
         first.wait(timeout=60)

@@ -126,6 +126,13 @@ compile_options_nested|framework/_compile.py|s/        if not _trace_state_clean
 compile_options_constants_nested|framework/_compile.py|s/                if "compiler_options" not in str(err):/                if True:/|tests/test_compile.py::test_a_program_with_compiler_options_called_with_constants_inside_a_trace
 compile_options_refusal_raises|framework/_compile.py|s/            if not _refusal(err, self.options):/            if True:/|tests/test_compile.py::test_an_xla_that_refuses_the_options_runs_the_programs_without_them_and_says_so
 trainer_states_negative_lr|framework/gluon/_trainer_states.py|s/ or not math.isfinite(lr) or lr < 0:/ or not math.isfinite(lr):/|tests/gluon/test_trainer_states.py::test_bad_metadata_is_refused_and_changes_nothing
+param_no_device_refused|framework/gluon/parameter.py|s/^    # ctx=\[\] is accepted, as MXNet does.*$/    assert devices/|tests/gluon/test_mxnet_semantics.py
+pointwise_dw_dropped|framework/npx/fast_cpu_pointwise.py|s/_product(dx, w, stride) + _product(x, dw, stride)/_product(dx, w, stride)/|tests/npx/test_fast_cpu_pointwise.py::test_values_and_derivatives_equal_xla_convolution
+pointwise_not_dispatched|framework/npx/conv.py|s/        return pointwise(x, w, tuple(stride))/        return lax.conv_general_dilated(x, w, stride, padding, dimension_numbers=_dimension_numbers(2, False))/|tests/npx/test_fast_cpu_pointwise.py::test_npx_convolution_trains_1x1_layers_as_products_on_the_cpu_while_fast_cpu_is_on
+summary_pointwise_dropped|framework/gluon/summary.py|s/            pointwise += supports_pointwise/            pointwise += 0 * supports_pointwise/|tests/gluon/test_summary.py
+grouped_not_dispatched|framework/npx/conv.py|s/    if supports_grouped(groups) and fast_cpu.enabled():/    if False:/|tests/npx/test_fast_cpu_grouped.py::test_npx_convolution_runs_a_convolution_per_group_on_the_cpu_while_fast_cpu_is_on
+grouped_groups_reversed|framework/npx/fast_cpu_grouped.py|s/    return jnp.concatenate(outs, axis=out_axis)/    return jnp.concatenate(outs[::-1], axis=out_axis)/|tests/npx/test_fast_cpu_grouped.py::test_values_and_gradients_equal_xla_grouped_convolution
+summary_grouped_dropped|framework/gluon/summary.py|s/    return "grouped" if supports_grouped(groups) else None/    return None/|tests/gluon/test_summary.py
 hygiene_switches_kept|tests/hygiene.py|s/            config.set(\*\*switches)/            pass/|tests/test_hygiene.py
 CASES
 exit $status

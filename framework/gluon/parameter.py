@@ -51,11 +51,16 @@ def _as_devices(ctx: Any) -> list[jax.Device]:
         devices = [_device.as_device(c, what="ctx") for c in ctx]
     else:
         devices = [_device.as_device(ctx, what="ctx")]
-    if not devices:
-        raise ValueError("ctx=[]: give at least one device, e.g. ctx=[npx.cpu(0)].")
-    # A device named twice holds one replica: MXNet would keep two identical copies that receive
-    # the same update; one copy is equivalent and saves the memory.
+    # ctx=[] is accepted, as MXNet does (d2l's try_all_gpus() gives [] on a machine without GPUs): the
+    # Parameter then lives nowhere and its first use says so. A device named twice holds one replica:
+    # MXNet would keep two identical copies that receive the same update; one copy is equivalent and
+    # saves the memory.
     return list(dict.fromkeys(devices))
+
+
+def _not_on(name: str, dev: jax.Device, data: dict[jax.Device, Any]) -> RuntimeError:
+    return RuntimeError(f"Parameter '{name}' was not initialized on context {dev}. It was only initialized "
+                        f"on {list(data)}. Use initialize(ctx=[...]) or reset_ctx().")
 
 
 def _device_of(x: jax.Array) -> jax.Device | None:
@@ -270,6 +275,8 @@ class Parameter:
 
     # ------------------------------------------------------------------ access
     def _pick_device(self, data: dict[jax.Device, jax.Array], ctx: Any) -> jax.Device:
+        if ctx is None and not data:  # initialize(ctx=[])
+            ctx = _device.current_device()
         if ctx is None:
             bound = _binding.current()
             if bound is not None and bound.device is not None and bound.device in data:
@@ -280,10 +287,7 @@ class Parameter:
             return cur if cur in data else next(iter(data))
         dev = _device.as_device(ctx, what="ctx")
         if dev not in data:
-            raise RuntimeError(
-                f"Parameter '{self._structural_name or self.name}' was not initialized on context {dev}. "
-                f"It was only initialized on {list(data)}. Use initialize(ctx=[...]) or reset_ctx()."
-            )
+            raise _not_on(self._structural_name or self.name, dev, data)
         return dev
 
     def data(self, ctx: Any = None, *, device: Any = None) -> jax.Array:
@@ -399,13 +403,13 @@ class Parameter:
     def reset_ctx(self, ctx: Any) -> None:
         """Move every replica to the devices ``ctx`` (one or a list)."""
         devices = _as_devices(ctx)
-        if self._data is not None:
+        if self._data:
             first = next(iter(self._data.values()))
             self._set_replicas(first, devices)
         elif self._deferred is not None:
             init, _, default_init, key = self._deferred
             self._deferred = (init, devices, default_init, key)
-        else:
+        else:  # never initialized, or initialized on no device (ctx=[]), as MXNet says
             raise ValueError(f"Cannot reset context for Parameter '{self.name}' because it has not been "
                              "initialized.")
 
@@ -557,6 +561,8 @@ class ParameterDict(dict):
         out = {}
         for name, p in self.items():
             data = p._check_initialized()
+            if not data:  # initialize(ctx=[])
+                raise _not_on(name, dev or _device.current_device(), data)
             if dev is None:
                 out[name] = next(iter(data.values()))
             elif dev in data:

@@ -17,13 +17,17 @@
 
 from __future__ import annotations
 
+import collections
 from typing import Any
 
 import jax
 import numpy as onp
 
 from .. import _compile, config
+from ..npx import fast_cpu
 from ..npx.fast_cpu_depthwise import supports_depthwise
+from ..npx.fast_cpu_grouped import supports_grouped
+from ..npx.fast_cpu_pointwise import supports_pointwise
 
 __all__ = ["summary"]
 
@@ -55,16 +59,33 @@ def _cpu_convolutions(convs: list[tuple[Any, tuple[int, ...]]], inputs: Any) -> 
     leaves = [x for x in jax.tree_util.tree_leaves(inputs) if hasattr(x, "shape")]
     if not convs or config.platform(leaves[0] if leaves else None) != "cpu":
         return None
-    depthwise = 0
+    counts: collections.Counter = collections.Counter()
     if config.get("fast_cpu"):
-        for layer, shape in convs:
-            k = layer._kwargs
-            pad = tuple((p, p) for p in k["pad"])
-            depthwise += bool(k.get("adj") is None and supports_depthwise(
-                shape, layer.weight.shape, k["num_group"], pad, k["layout"].endswith("C")))
+        counts.update(_fast_path(layer, shape) for layer, shape in convs)
     where = {"eigen": "XLA's Eigen kernels", "ynnpack": "YNNPACK"}[config.get("cpu_conv")]
     text = f"Convolutions (cpu): {where} (cpu_conv={config.get('cpu_conv')!r})"
-    return text + (f"; {depthwise} depthwise layers as shifted multiply-adds (fast_cpu)" if depthwise else "")
+    for path, how in (("depthwise", "depthwise layers as shifted multiply-adds"),
+                      ("pointwise", "1x1 layers as batched matrix products when trained"),
+                      ("grouped", "grouped layers as one convolution per group")):
+        if counts[path]:
+            text += f"; {counts[path]} {how} (fast_cpu)"
+    return text
+
+
+def _fast_path(layer: Any, shape: tuple[int, ...]) -> str | None:
+    """Which of npx's CPU paths (``npx.conv._conv_nd``) a convolution layer takes on an input ``shape``:
+    'depthwise', 'pointwise', 'grouped', or None (XLA's convolution, or a banded GEMM)."""
+    k, w = layer._kwargs, layer.weight.shape
+    groups, pad, last = k["num_group"], tuple((p, p) for p in k["pad"]), k["layout"].endswith("C")
+    if k.get("adj") is None:  # not a transposed convolution
+        if supports_depthwise(shape, w, groups, pad, last):
+            return "depthwise"
+        if len(shape) == 4 and not last and fast_cpu.supports_conv2d(shape, w, k["stride"], pad, k["dilate"],
+                                                                     groups):
+            return None
+        if supports_pointwise(shape, w, k["stride"], pad, groups, last):
+            return "pointwise"
+    return "grouped" if supports_grouped(groups) else None
 
 
 def summary(block: Any, *inputs: Any) -> None:

@@ -26,6 +26,8 @@ from jax import lax
 from . import fast_cpu
 from ._utils import _check_ndim, _layout, _spatial
 from .fast_cpu_depthwise import depthwise, supports_depthwise
+from .fast_cpu_grouped import grouped, supports_grouped
+from .fast_cpu_pointwise import pointwise, supports_pointwise
 
 __all__ = ["convolution", "deconvolution"]
 
@@ -54,7 +56,8 @@ def _conv_nd(
 
     ``x`` is (N, C, *spatial) (or channel-last), ``w`` is (O, C/groups, *k) (or (O, *k, C/groups)).
     A backend-specific fast path is dispatched from here and only here: on the CPU, depthwise
-    convolutions as shifted multiply-adds and small 2-D ones as banded GEMMs.
+    convolutions as shifted multiply-adds, small 2-D ones as banded GEMMs, 2-D 1x1 ones, when
+    differentiated, as batched matrix products, and other grouped ones as one convolution per group.
     """
     nd = x.ndim - 2
     plain = lhs_dilation is None or set(lhs_dilation) == {1}
@@ -65,16 +68,14 @@ def _conv_nd(
             and fast_cpu.enabled()
             and fast_cpu.supports_conv2d(x.shape, w.shape, stride, padding, dilation, groups, x.dtype)):
         return fast_cpu.conv2d(x, w, None, stride, padding, dilation, groups)
-    return lax.conv_general_dilated(
-        x,
-        w,
-        window_strides=stride,
-        padding=padding,
-        lhs_dilation=lhs_dilation,
-        rhs_dilation=dilation,
-        dimension_numbers=_dimension_numbers(nd, channel_last),
-        feature_group_count=groups,
-    )
+    if (plain and fast_cpu.enabled()
+            and supports_pointwise(x.shape, w.shape, stride, padding, groups, channel_last, x.dtype)):
+        return pointwise(x, w, tuple(stride))
+    conv = {"window_strides": stride, "padding": padding, "lhs_dilation": lhs_dilation,
+            "rhs_dilation": dilation, "dimension_numbers": _dimension_numbers(nd, channel_last)}
+    if supports_grouped(groups) and fast_cpu.enabled():
+        return grouped(x, w, groups, **conv)
+    return lax.conv_general_dilated(x, w, feature_group_count=groups, **conv)
 
 
 def _add_bias(out: jax.Array, bias: jax.Array, channel_last: bool) -> jax.Array:

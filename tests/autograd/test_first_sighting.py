@@ -19,6 +19,9 @@ def _programs(net, trainer):
 
 
 def test_a_first_step_compiles_the_whole_graph_and_no_program_per_node():
+    # the shared programs listed below are the whole process's: start from none, or another test of this
+    # worker that ran a graph node by node leaves a 'node' program there
+    _compile.clear_caches()
     net = nn.Sequential()
     for width in (12, 10, 8, 6):
         net.add(nn.Dense(width, activation="tanh"))

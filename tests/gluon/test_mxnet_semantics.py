@@ -9,7 +9,7 @@ import tempfile
 import numpy as onp
 import pytest
 
-from framework import gluon, initializer, np, serialization
+from framework import gluon, initializer, np, npx, serialization
 from framework.gluon import nn
 
 
@@ -127,3 +127,33 @@ def test_registered_attribute_keeps_its_kind():
     b.p = gluon.Parameter("p", shape=(1,))
     with pytest.raises(TypeError, match="Changing attribute type for p from Parameter to NoneType"):
         b.p = None
+
+
+@pytest.mark.parametrize("in_units", [0, 4], ids=["deferred", "known"])
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_initialize_on_no_device_is_accepted_and_the_first_use_says_where(in_units, hybridize):
+    # MXNet 1.9.1: initialize(ctx=[]) returns (d2l's try_all_gpus() is [] without a GPU); the forward
+    # raises "Parameter 'dense0_weight' was not initialized on context cpu(0). It was only initialized
+    # on []."; reset_ctx then raises "Cannot reset context ... because it has not been initialized."
+    net = nn.HybridSequential()
+    net.add(nn.Dense(3, in_units=in_units))
+    net.initialize(ctx=[])
+    if hybridize:
+        net.hybridize()
+    with pytest.raises(RuntimeError, match=r"was not initialized on context cpu:0\. It was only initialized "
+                                           r"on \[\]"):
+        net(np.ones((2, 4)))
+    assert net[0].weight.list_ctx() == []
+    if in_units:
+        with pytest.raises(RuntimeError, match=r"only initialized on \[\]"):
+            net[0].weight.data()
+        with pytest.raises(ValueError, match="because it has not been initialized"):
+            net.collect_params().reset_ctx(npx.cpu(0))
+
+
+def test_reset_ctx_to_no_device_is_accepted():
+    # MXNet 1.9.1: reset_ctx([]) on an initialized Parameter leaves it on no device
+    net = nn.Dense(3, in_units=2)
+    net.initialize()
+    net.collect_params().reset_ctx([])
+    assert net.weight.list_ctx() == []

@@ -9,7 +9,7 @@ from framework.gluon import nn
 def _net():
     net = nn.HybridSequential()
     net.add(nn.Conv2D(8, 3, padding=1), nn.Conv2D(8, 3, padding=1, groups=8), nn.Conv2D(16, 1, groups=2),
-            nn.Dense(3))
+            nn.Conv2D(4, 1), nn.Conv2D(4, 1, strides=2), nn.Dense(3))
     net.initialize()
     return net
 
@@ -19,12 +19,14 @@ def _line(capsys):
     return [line for line in out.splitlines() if line.startswith("Convolutions")]
 
 
-def test_summary_says_which_library_runs_the_convolutions_and_which_are_depthwise(capsys):
-    net, x = _net(), np.ones((1, 3, 8, 8))
+def test_summary_says_which_library_runs_the_convolutions_and_which_fast_paths_they_take(capsys):
+    net, x = _net(), np.ones((1, 3, 16, 16))  # the strided 1x1 layer's 8x8 output is too small to count
     config.set(fast_cpu=True, cpu_conv="eigen")
     net.summary(x)
     assert _line(capsys) == ["Convolutions (cpu): XLA's Eigen kernels (cpu_conv='eigen'); 1 depthwise "
-                             "layers as shifted multiply-adds (fast_cpu)"]
+                             "layers as shifted multiply-adds (fast_cpu); 1 1x1 layers as batched matrix "
+                             "products when trained (fast_cpu); 1 grouped layers as one convolution per "
+                             "group (fast_cpu)"]
     config.set(fast_cpu=False, cpu_conv="ynnpack")
     net.summary(x)
     assert _line(capsys) == ["Convolutions (cpu): YNNPACK (cpu_conv='ynnpack')"]
