@@ -24,10 +24,7 @@ import jax
 import numpy as onp
 
 from .. import _compile, config
-from ..npx import fast_cpu
-from ..npx.fast_cpu_depthwise import supports_depthwise
-from ..npx.fast_cpu_grouped import supports_grouped
-from ..npx.fast_cpu_pointwise import supports_pointwise
+from ..npx.conv import cpu_path
 
 __all__ = ["summary"]
 
@@ -73,19 +70,11 @@ def _cpu_convolutions(convs: list[tuple[Any, tuple[int, ...]]], inputs: Any) -> 
 
 
 def _fast_path(layer: Any, shape: tuple[int, ...]) -> str | None:
-    """Which of npx's CPU paths (``npx.conv._conv_nd``) a convolution layer takes on an input ``shape``:
-    'depthwise', 'pointwise', 'grouped', or None (XLA's convolution, or a banded GEMM)."""
-    k, w = layer._kwargs, layer.weight.shape
-    groups, pad, last = k["num_group"], tuple((p, p) for p in k["pad"]), k["layout"].endswith("C")
-    if k.get("adj") is None:  # not a transposed convolution
-        if supports_depthwise(shape, w, groups, pad, last):
-            return "depthwise"
-        if len(shape) == 4 and not last and fast_cpu.supports_conv2d(shape, w, k["stride"], pad, k["dilate"],
-                                                                     groups):
-            return None
-        if supports_pointwise(shape, w, k["stride"], pad, groups, last):
-            return "pointwise"
-    return "grouped" if supports_grouped(groups) else None
+    """:func:`npx.conv.cpu_path` of a convolution layer on an input ``shape``."""
+    k = layer._kwargs
+    return cpu_path(shape, layer.weight.shape, stride=k["stride"], padding=tuple((p, p) for p in k["pad"]),
+                    dilation=k["dilate"], groups=k["num_group"], channel_last=k["layout"].endswith("C"),
+                    transposed=k.get("adj") is not None, dtype=layer.weight.dtype)
 
 
 def summary(block: Any, *inputs: Any) -> None:

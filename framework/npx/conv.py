@@ -60,22 +60,44 @@ def _conv_nd(
     differentiated, as batched matrix products, and other grouped ones as one convolution per group.
     """
     nd = x.ndim - 2
-    plain = lhs_dilation is None or set(lhs_dilation) == {1}
-    if (groups > 1 and plain and fast_cpu.enabled()
-            and supports_depthwise(x.shape, w.shape, groups, padding, channel_last)):
+    transposed = lhs_dilation is not None and set(lhs_dilation) != {1}
+    path = cpu_path(x.shape, w.shape, stride=stride, padding=padding, dilation=dilation, groups=groups,
+                    channel_last=channel_last, transposed=transposed, dtype=x.dtype) \
+        if fast_cpu.enabled() else None
+    if path == "depthwise":
         return depthwise(x, w, stride=stride, padding=padding, dilation=dilation, channel_last=channel_last)
-    if (nd == 2 and not channel_last and plain
-            and fast_cpu.enabled()
-            and fast_cpu.supports_conv2d(x.shape, w.shape, stride, padding, dilation, groups, x.dtype)):
+    if path == "banded":
         return fast_cpu.conv2d(x, w, None, stride, padding, dilation, groups)
-    if (plain and fast_cpu.enabled()
-            and supports_pointwise(x.shape, w.shape, stride, padding, groups, channel_last, x.dtype)):
+    if path == "pointwise":
         return pointwise(x, w, tuple(stride))
     conv = {"window_strides": stride, "padding": padding, "lhs_dilation": lhs_dilation,
             "rhs_dilation": dilation, "dimension_numbers": _dimension_numbers(nd, channel_last)}
-    if supports_grouped(groups) and fast_cpu.enabled():
+    if path == "grouped":
         return grouped(x, w, groups, **conv)
     return lax.conv_general_dilated(x, w, feature_group_count=groups, **conv)
+
+
+def cpu_path(x_shape: Sequence[int], w_shape: Sequence[int], *, stride: Sequence[int],
+             padding: Sequence[Sequence[int]], dilation: Sequence[int], groups: int, channel_last: bool,
+             transposed: bool, dtype: Any) -> str | None:
+    """The CPU kernel :func:`_conv_nd` runs a convolution with while ``fast_cpu`` is on: 'depthwise'
+    (shifted multiply-adds), 'banded' (a banded GEMM), 'pointwise' (1x1, trained as batched matrix
+    products), 'grouped' (one convolution per group) or None (XLA's own). ``transposed``: the input is
+    dilated (``npx.deconvolution``). ``net.summary()`` reports the same choice.
+
+    >>> cpu_path((16, 32, 56, 56), (64, 8, 3, 3), stride=(1, 1), padding=((1, 1), (1, 1)),
+    ...          dilation=(1, 1), groups=4, channel_last=False, transposed=False, dtype="float32")
+    'grouped'
+    """
+    if not transposed:
+        if supports_depthwise(x_shape, w_shape, groups, padding, channel_last):
+            return "depthwise"
+        if (len(x_shape) == 4 and not channel_last
+                and fast_cpu.supports_conv2d(x_shape, w_shape, stride, padding, dilation, groups, dtype)):
+            return "banded"
+        if supports_pointwise(x_shape, w_shape, stride, padding, groups, channel_last, dtype):
+            return "pointwise"
+    return "grouped" if supports_grouped(groups) else None
 
 
 def _add_bias(out: jax.Array, bias: jax.Array, channel_last: bool) -> jax.Array:
