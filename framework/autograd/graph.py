@@ -162,11 +162,25 @@ class LeafStep(NamedTuple):
     ref: Any
 
 
-class PlanKey(NamedTuple):
-    """The description of a whole recorded computation: its steps and its heads."""
+class PlanKey:
+    """The description of a whole recorded computation: its steps and its heads. Hashed once (a key is
+    looked up several times per training step, in program caches too); :func:`.pending.repeats` hands
+    back the first equal key it saw, so the later lookups of a steady loop compare by identity."""
 
-    steps: tuple
-    heads: tuple
+    __slots__ = ("steps", "heads", "_hash")
+
+    def __init__(self, steps: tuple, heads: tuple) -> None:
+        self.steps, self.heads, self._hash = steps, heads, hash((steps, heads))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (type(other) is PlanKey and self._hash == other._hash
+                                 and self.steps == other.steps and self.heads == other.heads)
+
+    def __repr__(self) -> str:
+        return f"PlanKey(steps={self.steps!r}, heads={self.heads!r})"
 
 
 class Node:

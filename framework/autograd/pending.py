@@ -74,23 +74,27 @@ class Result(NamedTuple):
 
 
 # ------------------------------------------------------------------------------ tiers
+_FLOAT32 = jnp.dtype(jnp.float32)  # dtypes are interned: compared by identity
 _SEEN: OrderedDict = OrderedDict()
 _SEEN_MAX = 256
 _seen_lock = threading.Lock()
 _compile.on_clear(_SEEN.clear)
 
 
-def repeats(key: PlanKey) -> bool:
+def repeats(key: PlanKey) -> tuple[bool, PlanKey]:
     """Whether a graph of description ``key`` gets a whole-graph program: it was seen before, or most
-    of its nodes are new (:func:`.walk.mostly_new`: a first training step); counts this sighting. A
-    small bounded memory: a graph of known nodes that changes every step never compiles."""
+    of its nodes are new (:func:`.walk.mostly_new`: a first training step); and the first equal key
+    seen (later cache lookups with it compare by identity). Counts this sighting. A small bounded
+    memory: a graph of known nodes that changes every step never compiles."""
     with _seen_lock:
-        seen = key in _SEEN
-        _SEEN[key] = True
-        _SEEN.move_to_end(key)
-        if len(_SEEN) > _SEEN_MAX:
-            _SEEN.popitem(last=False)
-    return seen or walk.mostly_new(key.steps)
+        first = _SEEN.get(key)
+        if first is None:
+            _SEEN[key] = key
+            if len(_SEEN) > _SEEN_MAX:
+                _SEEN.popitem(last=False)
+            return walk.mostly_new(key.steps), key
+        _SEEN.move_to_end(first)
+    return True, first
 
 
 # ----------------------------------------------------------------------- whole-graph programs
@@ -160,7 +164,7 @@ class Pending:
         if self.whole and len(plan.heads) == 1 and not self.use_hg[0]:
             head = plan.nodes[plan.heads[0].node]
             r = head.outputs[plan.heads[0].out]() if head.kind != "leaf" else None
-            if r is not None and r.aval.dtype == jnp.float32:  # head.sum() is the backward's total
+            if r is not None and r.aval.dtype is _FLOAT32:  # head.sum() is the backward's total
                 r._sum = Deferred(self, TOTAL, 0)
 
     # ------------------------------------------------------------------ running

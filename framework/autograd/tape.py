@@ -214,7 +214,7 @@ def _describe(heads: Sequence[Any], head_grads: Sequence[Any] | None, retain_gra
     plan = Plan(heads, wrt=wrt)
     if any(n.freed for n in plan.nodes):
         raise GraphError(_FREED)
-    whole = repeats(plan.key)
+    whole, plan.key = repeats(plan.key)
     if not whole:  # node by node: the values already computed are not computed again
         plan.capture_known()
     hgs = [None] * len(heads) if head_grads is None else \

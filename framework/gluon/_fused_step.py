@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 import jax
 
 from .. import _compile
-from ..autograd.lazy import Deferred
+from ..autograd.lazy import GRAD, Deferred
 from ..autograd.pending import Pending, backward_function
 
 __all__ = ["FusedStep", "fused_step"]
@@ -84,11 +84,14 @@ def _eligible(trainer: Any) -> _Found | None:
         elif dev != device or (slot.source is not sources[-1]) or (
                 (slot.base is not None or len(sources) > 1) and slot.sources() != sources):
             return None
-        for k, src in enumerate(sources):
-            i = src.plan.param_index.get((id(p), dev))
-            if i is None:
-                return None
-            picks[k].append(i)
+        if len(sources) == 1 and slot.base is None and slot.kind == GRAD:
+            picks[0].append(slot.index)  # its backward's own gradient: the plan's index of (p, dev)
+        else:
+            for k, src in enumerate(sources):
+                i = src.plan.param_index.get((id(p), dev))
+                if i is None:
+                    return None
+                picks[k].append(i)
         values[name] = value
         same = same and value is sources[0].plan.pvals[picks[0][-1]]
     if sources is None:
