@@ -65,6 +65,22 @@ def test_an_episode_loop_of_new_lengths_compiles_nothing_after_warm_up():
     assert "fused_step" not in _compile.program_names(trainer)  # no whole-graph program for any length
 
 
+def test_a_graph_of_known_nodes_gets_its_whole_program_when_its_description_repeats():
+    net = _mlp()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.01})
+    rs = onp.random.RandomState(1)
+    for steps in range(5, 15):  # warm-up: every node of an episode is known
+        _episode(net, trainer, rs, steps)
+    with Compiles() as first:
+        _episode(net, trainer, rs, 20)  # a new length: node by node
+    assert "fused_step" not in _compile.program_names(trainer)
+    _episode(net, trainer, rs, 20)  # the same description again: one whole-graph program, fused
+    assert "fused_step" in _compile.program_names(trainer)
+    with Compiles() as third:
+        _episode(net, trainer, rs, 20)
+    assert first.count <= 1 and third.count == 0, (first.count, third.count)
+
+
 def test_node_by_node_gradients_equal_jax_grad(monkeypatch):
     walked = []
     monkeypatch.setattr(walk, "backward", lambda *a, _b=walk.backward: walked.append(1) or _b(*a))

@@ -75,3 +75,52 @@ def test_names_read_include_free_names_of_functions():
     src = "def f(a):\n    return net(a) + b\nz = f(x)\n"
     assert d2l_prepare.names_read(src) >= {"net", "b", "x", "f"} and "a" not in d2l_prepare.names_read(src)
     assert d2l_prepare.names_bound(src) == {"f", "z"}
+
+
+def test_a_seed_makes_every_random_stream_of_a_section_repeat():
+    import random
+
+    import d2l_harness
+    import numpy
+
+    import framework
+
+    def draws():
+        return (random.random(), float(numpy.random.rand()),
+                framework.np.random.uniform(size=3).tolist())
+
+    note = d2l_harness.seed_everything("framework", 7)
+    first = draws()
+    d2l_harness.seed_everything("framework", 7)
+    assert draws() == first
+    d2l_harness.seed_everything("framework", 8)
+    other = draws()
+    assert all(a != b for a, b in zip(first, other, strict=True))
+    assert "7" in note
+
+
+def test_compare_averages_seeded_runs(tmp_path, capsys):
+    import json
+
+    import d2l_compare
+
+    def run(name, finals):
+        folder = tmp_path / name
+        folder.mkdir()
+        cells = [{"line": 10, "series": {"train_loss": [[0.0, 9.0], [1.0, final]]}} for final in finals]
+        sections = [{"section": f"chapter_linear-regression/s{i}.md", "cells": [cell]}
+                    for i, cell in enumerate(cells)]
+        (folder / "summary.json").write_text(json.dumps({"sections": sections}))
+
+    run("fw_seed0", [2.0, 4.0])
+    run("fw_seed1", [4.0, 4.0])
+    run("mx_seed0", [2.0, 5.0])
+    means = d2l_compare.mean_finals(d2l_compare.runs(str(tmp_path / "fw_seed*")))
+    assert means == {"chapter_linear-regression/s0.md:10:train_loss": [2.0, 4.0],
+                     "chapter_linear-regression/s1.md:10:train_loss": [4.0, 4.0]}
+    d2l_compare.compare(str(tmp_path / "fw_seed*"), str(tmp_path / "mx_seed0"))
+    lines = capsys.readouterr().out.splitlines()
+    s0 = next(line for line in lines if "s0.md" in line).split()
+    assert s0[1:4] == ["3.0000", "2.0000", "+50.0%"] and s0[-1] == "(1)" and "(2)" in s0
+    s1 = next(line for line in lines if "s1.md" in line).split()
+    assert s1[1:4] == ["4.0000", "5.0000", "-20.0%"]

@@ -4,6 +4,8 @@
                                [--sections GLOB ...] [--jobs 2] [--timeout 900] [--out DIR]
     python tools/corpus/d2l.py --summary DIR            # print the summary of a finished run again
     python tools/corpus/d2l.py --compare FW_DIR MX_DIR  # final losses side by side
+    python tools/corpus/d2l.py --sections GLOB --seeds 0 1 2 --out DIR  # seeded runs, DIR/seed0 ...
+    python tools/corpus/d2l.py --compare 'FW/seed*' 'MX/seed*'  # means of seeded runs side by side
 
 Each section's MXNet cells (d2lbook's tab rules: ``d2l_extract``) run in order in a fresh process
 (``d2l_harness``), with d2l's helper library ``d2l/mxnet.py`` taken unchanged from the snapshot and, on
@@ -41,6 +43,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 
+from d2l_compare import compare, load, load_all, loss_rows  # noqa: E402
 from d2l_extract import Section, Snapshot, sections  # noqa: E402
 from d2l_prepare import names_bound, names_read, prepare  # noqa: E402
 
@@ -105,7 +108,7 @@ def _run_section(args, section: Section, root: Path, lib: Path, env: dict, pytho
         src, notes = prepare(c.source, args.epochs)
         cells.append({"index": c.index, "line": c.line, "source": src, "notes": notes})
     job = {"engine": args.engine, "section": section.path, "cells": cells, "results": str(results),
-           "d2l_root": str(lib), "data_dir": args.data, "batches": args.batches}
+           "d2l_root": str(lib), "data_dir": args.data, "batches": args.batches, "seed": args.seed}
     job_path = root / "jobs" / f"{slug}.json"
     job_path.parent.mkdir(parents=True, exist_ok=True)
     job_path.write_text(json.dumps(job))
@@ -258,26 +261,6 @@ def summarise(records: list[dict], out=sys.stdout, reference: list[dict] | None 
     return {"total": dict(total), "chapters": {k: dict(v) for k, v in per_chapter.items()}}
 
 
-def final_losses(records: list[dict]) -> dict[str, dict]:
-    """Per section and cell: each recorded series' first and final value (mean over its last epoch)."""
-    out = {}
-    for sec in records:
-        for rec in sec["cells"]:
-            for label, points in (rec.get("series") or {}).items():
-                if not points:
-                    continue
-                last_x = points[-1][0]
-                tail = [y for x, y in points if x > last_x - 1.0] or [points[-1][1]]
-                out[f"{sec['section']}:{rec['line']}:{label}"] = {
-                    "first": points[0][1], "final": sum(tail) / len(tail), "n": len(points)}
-    return out
-
-
-def load(root: Path) -> list[dict]:
-    path = root / "summary.json"
-    return json.loads(path.read_text())["sections"] if path.exists() else []
-
-
 def reclassify(root: Path) -> None:
     """Rebuild a finished run's records from its jobs and raw results (after the classification rules
     changed); times and exit statuses are kept."""
@@ -293,15 +276,6 @@ def reclassify(root: Path) -> None:
     meta = json.loads((root / "summary.json").read_text())
     meta["sections"] = records
     (root / "summary.json").write_text(json.dumps(meta))
-
-
-def load_all(roots: list[Path]) -> list[dict]:
-    """The sections of several runs of the same engine; a later run's record of a section wins."""
-    merged: dict[str, dict] = {}
-    for root in roots:
-        for rec in load(root):
-            merged[rec["section"]] = rec
-    return [merged[k] for k in sorted(merged)]
 
 
 def main(argv=None) -> int:
@@ -320,13 +294,18 @@ def main(argv=None) -> int:
     p.add_argument("--epochs", type=int, default=1)
     p.add_argument("--batches", type=int, default=4)
     p.add_argument("--nice", type=int, default=10)
+    p.add_argument("--seeds", type=int, nargs="+", metavar="S",
+                   help="run the selection once per seed (random, numpy.random and mx.random seeded before "
+                        "the first cell), into OUT/seedS each; compare with --compare 'FW/seed*' 'MX/seed*'")
     p.add_argument("--out", help="results folder (default /tmp/d2l_runs/ENGINE)")
     p.add_argument("--reclassify", metavar="DIR", nargs="+", help="re-derive finished runs' failure classes")
     p.add_argument("--summary", metavar="DIR", nargs="+",
                    help="print the summary of finished runs (later runs' sections win)")
     p.add_argument("--reference", metavar="MX_DIR[,MX_DIR]", help="finished MXNet runs: cells failing "
                                                                   "there too are counted apart")
-    p.add_argument("--compare", nargs=2, metavar=("FW_DIR", "MX_DIR"), help="final losses side by side")
+    p.add_argument("--compare", nargs=2, metavar=("FW_DIRS", "MX_DIRS"),
+                   help="final losses side by side (comma-separated folders or globs: the mean of several "
+                        "seeded runs)")
     p.add_argument("--write-results", nargs=3, metavar=("FW_DIR", "MX_DIR", "OUT"),
                    help="write the numbers of two finished runs as Markdown (notes/d2l_results.md)")
     args = p.parse_args(argv)
@@ -339,23 +318,34 @@ def main(argv=None) -> int:
         summarise(load_all([Path(d) for d in args.summary]), reference=reference)
         return 0
     if args.compare:
-        return compare(Path(args.compare[0]), Path(args.compare[1]))
+        return compare(args.compare[0], args.compare[1])
     if args.write_results:
         return write_results(*map(Path, args.write_results))
     if args.jobs < 1 or args.jobs > 2:
         p.error("--jobs must be 1 or 2 (the machine is shared)")
     python = args.python or ("/tmp/mx/bin/python" if args.engine == "mxnet" else sys.executable)
-    root = Path(args.out or f"/tmp/d2l_runs/{args.engine}").resolve()
-    root.mkdir(parents=True, exist_ok=True)
+    base = Path(args.out or f"/tmp/d2l_runs/{args.engine}").resolve()
     snapshot = Snapshot(args.repo, args.rev)
     secs, default_tab = sections(snapshot)
     if args.sections:
         secs = [s for s in secs if any(fnmatch.fnmatch(s.path, g) or g in s.path for g in args.sections)]
+    for seed in args.seeds or [None]:
+        args.seed = seed
+        run_sections(args, snapshot, default_tab, secs, base if seed is None else base / f"seed{seed}",
+                     python, reference)
+    return 0
+
+
+def run_sections(args, snapshot: Snapshot, default_tab: str, secs: list, root: Path, python: str,
+                 reference: list[dict] | None) -> None:
+    """Run ``secs`` (one process each, ``args.jobs`` at once) into ``root`` and print the summary."""
+    root.mkdir(parents=True, exist_ok=True)
     lib = _materialise(snapshot, root)
     env = _engine_env(args, root)
     print(f"d2l-en {snapshot.commit[:12]} (default tab {default_tab}): {len(secs)} sections, "
           f"{sum(len(s.cells) for s in secs)} MXNet cells; engine {args.engine} ({python}); epochs <= "
-          f"{args.epochs}, batches per loader <= {args.batches}; {args.jobs} at once", flush=True)
+          f"{args.epochs}, batches per loader <= {args.batches}; {args.jobs} at once"
+          + ("" if args.seed is None else f"; seed {args.seed}"), flush=True)
     records: dict[str, dict] = {r["section"]: r for r in load(root)}
     lock = threading.Lock()
     queue = list(secs)
@@ -375,7 +365,8 @@ def main(argv=None) -> int:
                       + (" (timeout)" if rec["timed_out"] else ""), flush=True)
                 ordered = [records[k] for k in sorted(records)]
                 (root / "summary.json").write_text(json.dumps(
-                    {"commit": snapshot.commit, "engine": args.engine, "sections": ordered}))
+                    {"commit": snapshot.commit, "engine": args.engine, "seed": args.seed,
+                     "sections": ordered}))
 
     threads = [threading.Thread(target=worker) for _ in range(args.jobs)]
     for t in threads:
@@ -391,28 +382,6 @@ def main(argv=None) -> int:
     print(f"wall time {wall:.0f} s for {len(ran)} sections (sum of section times "
           f"{sum(r['wall_s'] for r in ran):.0f} s); load average {os.getloadavg()[0]:.2f}")
     summarise(ran, reference=reference)
-    return 0
-
-
-def _loss_rows(fw_records: list[dict], mx_records: list[dict]) -> list[tuple]:
-    a, b = final_losses(fw_records), final_losses(mx_records)
-    rows = []
-    for key in sorted(set(a) | set(b)):
-        if "loss" not in key.rsplit(":", 1)[-1] or not key.startswith(TRAINING_CHAPTERS):
-            continue
-        x, y = a.get(key), b.get(key)
-        rel = (x["final"] - y["final"]) / abs(y["final"]) if x and y and y["final"] else None
-        rows.append((key, x, y, rel))
-    return rows
-
-
-# the chapters whose training runs are compared (linear regression through computer vision)
-TRAINING_CHAPTERS = ("chapter_linear-regression", "chapter_linear-classification",
-                     "chapter_multilayer-perceptrons", "chapter_builders-guide",
-                     "chapter_convolutional-neural-networks", "chapter_convolutional-modern",
-                     "chapter_recurrent-neural-networks", "chapter_recurrent-modern",
-                     "chapter_attention-mechanisms-and-transformers", "chapter_optimization",
-                     "chapter_computational-performance", "chapter_computer-vision")
 
 
 def write_results(fw: Path, mx: Path, out: Path) -> int:
@@ -445,23 +414,12 @@ def write_results(fw: Path, mx: Path, out: Path) -> int:
               "| section:line:series | framework first | framework final | MXNet first | MXNet final "
               "| rel. diff |\n| --- | --- | --- | --- | --- | --- |\n")
     fmt = lambda v, k: f"{v[k]:.4f}" if v else "-"  # noqa: E731
-    for key, x, y, rel in _loss_rows(fw_rec, mx_rec):
+    for key, x, y, rel in loss_rows(fw_rec, mx_rec):
         diff = "" if rel is None else f"{rel * 100:+.1f}%"
         buf.write(f"| {key} | {fmt(x, 'first')} | {fmt(x, 'final')} | {fmt(y, 'first')} | "
                   f"{fmt(y, 'final')} | {diff} |\n")
     out.write_text(buf.getvalue())
     print(buf.getvalue())
-    return 0
-
-
-def compare(fw: Path, mx: Path) -> int:
-    a, b = final_losses(load(fw)), final_losses(load(mx))
-    print(f"{'series':90} {'framework':>10} {'mxnet':>10} {'rel':>7}")
-    for key in sorted(set(a) | set(b)):
-        x, y = a.get(key, {}).get("final"), b.get(key, {}).get("final")
-        rel = f"{(x - y) / abs(y) * 100:+6.1f}%" if x is not None and y not in (None, 0) else ""
-        fmt = lambda v: f"{v:10.4f}" if v is not None else f"{'-':>10}"  # noqa: E731
-        print(f"{key[-90:]:90} {fmt(x)} {fmt(y)} {rel:>7}")
     return 0
 
 

@@ -11,7 +11,8 @@ Instrumentation, the same for both engines (nothing in d2l's text is changed):
 - the network is closed (``socket``); ``d2l.download`` serves files from the data folder by the
   file name of the URL, and otherwise raises ``NetworkNeeded``;
 - the engine's ``gluon.data.DataLoader`` yields at most ``batches`` batches (and says so in ``len``);
-- ``d2l.ProgressBoard.draw`` and ``d2l.Animator.add`` are wrapped to record the plotted series.
+- ``d2l.ProgressBoard.draw`` and ``d2l.Animator.add`` are wrapped to record the plotted series;
+- with a seed in the job, Python's, NumPy's and the engine's random streams are seeded first.
 
 Only the standard library is imported here before the engine: this file runs under MXNet's Python too.
 """
@@ -231,6 +232,26 @@ def limit_loaders(loader_cls, batches: int) -> None:
 
 
 # ------------------------------------------------------------------------------------------ cells
+def seed_everything(engine: str, seed: int) -> str:
+    """Seed every random stream a section may draw from before its first cell: Python's ``random``,
+    NumPy's global generator and the engine's own (``mx.random.seed``; on framework the same call
+    through the engine's ``random`` module). The same seed gives different numbers on the two engines
+    (different generators): seeds make each engine's runs repeatable and several of them comparable as
+    samples."""
+    import random
+
+    import numpy
+
+    random.seed(seed)
+    numpy.random.seed(seed)
+    if engine == "framework":
+        import framework as mx
+    else:
+        import mxnet as mx
+    mx.random.seed(seed)
+    return f"random streams seeded with {seed} (random, numpy.random, mx.random)"
+
+
 def _display(value) -> None:
     if value is not None:
         text = repr(value)
@@ -363,6 +384,8 @@ def main(job_path: str) -> int:
         notes += serve_mxnet_datasets(files)
     limit_loaders(DataLoader, job["batches"])
     notes += library_compat()
+    if job.get("seed") is not None:
+        notes.append(seed_everything(engine, job["seed"]))
     out.write(json.dumps({"event": "start", "engine": engine, "port_notes": notes,
                           "setup_s": time.perf_counter() - started}) + "\n")
     main_module = type(sys)("__main__")
