@@ -332,16 +332,17 @@ def main(argv=None) -> int:
     for seed in args.seeds or [None]:
         args.seed = seed
         run_sections(args, snapshot, default_tab, secs, base if seed is None else base / f"seed{seed}",
-                     python, reference)
+                     python, reference, home=base)
     return 0
 
 
 def run_sections(args, snapshot: Snapshot, default_tab: str, secs: list, root: Path, python: str,
-                 reference: list[dict] | None) -> None:
-    """Run ``secs`` (one process each, ``args.jobs`` at once) into ``root`` and print the summary."""
+                 reference: list[dict] | None, *, home: Path) -> None:
+    """Run ``secs`` (one process each, ``args.jobs`` at once) into ``root`` and print the summary; the
+    engine's home (data sets, port and compile caches) is under ``home`` (shared by seeded runs)."""
     root.mkdir(parents=True, exist_ok=True)
     lib = _materialise(snapshot, root)
-    env = _engine_env(args, root)
+    env = _engine_env(args, home)
     print(f"d2l-en {snapshot.commit[:12]} (default tab {default_tab}): {len(secs)} sections, "
           f"{sum(len(s.cells) for s in secs)} MXNet cells; engine {args.engine} ({python}); epochs <= "
           f"{args.epochs}, batches per loader <= {args.batches}; {args.jobs} at once"
