@@ -35,7 +35,7 @@ from .lazy import force
 
 __all__ = ["Node", "Value", "OpDesc", "BlockDesc", "GradDesc", "LEAF", "NodeOut", "ParamIn", "ConstIn",
            "CountIn", "Step", "LeafStep", "PlanKey", "Abstract", "Plan", "op_desc", "node_function",
-           "abstract_eval", "replay", "backward_function", "device_of"]
+           "abstract_eval", "replay", "backward_function", "device_of", "interned"]
 
 
 # ------------------------------------------------------------------------------------ descriptions
@@ -118,6 +118,22 @@ class GradDesc(_Description):
 
 
 LEAF = ("leaf",)  # the description of a leaf node (a Parameter's or Variable's value)
+
+_INTERNED: OrderedDict = OrderedDict()
+_INTERNED_MAX = 4096
+_intern_lock = threading.Lock()
+_compile.on_clear(_INTERNED.clear)
+
+
+def interned(desc: _Description) -> _Description:
+    """The first description equal to ``desc`` still remembered (``desc`` itself when there is none):
+    equal descriptions made at different times (a Block's first call and its later ones) are then one
+    object, and the plan keys holding them compare by identity. A small bounded memory."""
+    with _intern_lock:
+        first = _INTERNED.setdefault(desc, desc)
+        if first is desc and len(_INTERNED) > _INTERNED_MAX:
+            _INTERNED.popitem(last=False)
+    return first
 
 
 # references inside a plan: what a node reads

@@ -35,7 +35,7 @@ import jax
 from .. import _compile, config
 from .. import device as _device
 from ..autograd import mode, tape
-from ..autograd.graph import Abstract, BlockDesc, abstract_eval
+from ..autograd.graph import Abstract, BlockDesc, abstract_eval, interned
 from ..autograd.lazy import Deferred
 from ..autograd.tape import Recorded
 from ..base import StrictKwargs, check_kwargs
@@ -478,7 +478,8 @@ class Block(StrictKwargs):
                 and len(last.avals) == len(avals) and all(map(operator.is_, avals, last.avals)):
             desc, abstract = last.desc, last.abstract
         else:
-            desc = BlockDesc(weakref.ref(self), training, _treedef(args), tree.key[0], dev, tree.key)
+            desc = interned(BlockDesc(weakref.ref(self), training, _treedef(args), tree.key[0], dev,
+                                      tree.key))
             abstract = abstract_eval(desc, (*key, *args), values)
             if None not in avals:  # every input an array or recorded value (a leaf): reusable
                 if records is None or len(records) > 8:

@@ -8,7 +8,7 @@ import jax.numpy as jnp
 import numpy as onp
 
 from framework import _compile, autograd, gluon, init, np
-from framework.autograd import walk
+from framework.autograd import tape, walk
 from framework.gluon import nn
 
 
@@ -79,6 +79,28 @@ def test_a_graph_of_known_nodes_gets_its_whole_program_when_its_description_repe
     with Compiles() as third:
         _episode(net, trainer, rs, 20)
     assert first.count <= 1 and third.count == 0, (first.count, third.count)
+
+
+def test_a_steady_loop_records_its_first_steps_descriptions_and_key():
+    # a deferred-shape stack whose tree's key object is rebuilt after its first training step (with a
+    # pooling layer it is), later calls reusing the last record: equal descriptions and plan keys are
+    # one object, so the per-step lookups compare by identity
+    net = nn.Sequential()
+    net.add(nn.Conv2D(2, kernel_size=3, activation="relu"), nn.MaxPool2D(pool_size=2, strides=2), nn.Dense(3))
+    net.initialize()
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    x, y = np.ones((4, 1, 8, 8)), np.zeros((4,), dtype="int32")
+    descs, keys = [], []
+    for _ in range(3):  # the first step's Parameters are the initial arrays, later ones the update's
+        with autograd.record():
+            out = net(x)
+            loss = loss_fn(out, y)
+        descs.append(out._node.desc)
+        keys.append(tape.backward([loss]).plan.key)
+        trainer.step(4)
+    assert descs[1] is descs[0] and descs[2] is descs[0]
+    assert keys[1] is keys[0] and keys[2] is keys[0]
 
 
 def test_node_by_node_gradients_equal_jax_grad(monkeypatch):
