@@ -129,8 +129,8 @@ def _hang_hook(cfg: Config, epoch: int) -> Any:
         faultpoints.reached(f"batch{b + 1}")
         if hang and b + 1 >= hang[1]:
             _say(f"hang point reached: epoch {epoch + 1}, batch {b + 1}")
-            while True:
-                time.sleep(60)
+            while True:  # short naps: a signal that the kernel hands to another thread (JAX's, the
+                time.sleep(0.1)  # loader's) is run by the main thread only when its sleep returns
 
     return on_batch
 
