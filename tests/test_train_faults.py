@@ -104,9 +104,19 @@ def test_sigkill_at_random_points_then_resume_is_bit_identical(tmp_path, fashion
 def test_a_second_run_on_the_same_out_refuses_and_ctrl_c_is_resumable(tmp_path, fashion_root, env, reference,
                                                                       capsys):
     out = tmp_path / "shared"
-    first = subprocess.Popen([sys.executable, "-m", "train", *_argv(fashion_root, out, "--_hang-at", "2:1")],
-                             cwd=REPO, env={**env, "PYTHONFAULTHANDLER": "1"}, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True)
+    # the child starts as from a terminal: SIGINT handled by Python (not ignored, not blocked), whatever
+    # an earlier test of this worker left (a full suite saw a child ignore it: see the status below)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    blocked = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    try:
+        first = subprocess.Popen([sys.executable, "-m", "train",
+                                  *_argv(fashion_root, out, "--_hang-at", "2:1")],
+                                 cwd=REPO, env={**env, "PYTHONFAULTHANDLER": "1"}, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True)
+    finally:
+        if previous is not None:  # None: a handler set outside Python, which cannot be put back
+            signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     try:
         seen = []
         for line in first.stdout:
@@ -122,12 +132,16 @@ def test_a_second_run_on_the_same_out_refuses_and_ctrl_c_is_resumable(tmp_path, 
             assert f"lock file {out / 'train.lock'}). Nothing was changed." in err
         assert (out / "checkpoint.params").read_bytes() == before
         assert not (out / "net.params").exists()
+        status = [line for line in Path(f"/proc/{first.pid}/status").read_text().splitlines()
+                  if line.startswith(("SigBlk", "SigIgn", "SigCgt"))] if sys.platform == "linux" else []
         first.send_signal(signal.SIGINT)
         try:
             rest = first.communicate(timeout=60)[0]
         except subprocess.TimeoutExpired:  # where it is: PYTHONFAULTHANDLER prints every thread's stack
             first.send_signal(signal.SIGABRT)
-            pytest.fail("the run did not end within 60 s of SIGINT:\n" + first.communicate(timeout=60)[0])
+            pytest.fail(f"the run did not end within 60 s of SIGINT (its signal status before: {status}; "
+                        f"this worker's SIGINT handler was {previous!r}, blocked {sorted(blocked)}):\n"
+                        + first.communicate(timeout=60)[0])
     finally:
         first.kill()
         first.wait(timeout=60)
