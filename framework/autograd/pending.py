@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Protocol
 
@@ -35,7 +34,7 @@ import jax.numpy as jnp
 
 from .. import _compile
 from . import walk
-from .graph import NodeOut, Plan, PlanKey, backward_function
+from .graph import FirstSeen, NodeOut, Plan, PlanKey, backward_function
 from .lazy import GRAD, STATE, TOTAL, VALUE, Deferred
 
 __all__ = ["Pending", "Result", "GradientLeaf", "StateHolder", "backward_function", "backward_program",
@@ -75,10 +74,7 @@ class Result(NamedTuple):
 
 # ------------------------------------------------------------------------------ tiers
 _FLOAT32 = jnp.dtype(jnp.float32)  # dtypes are interned: compared by identity
-_SEEN: OrderedDict = OrderedDict()
-_SEEN_MAX = 256
-_seen_lock = threading.Lock()
-_compile.on_clear(_SEEN.clear)
+_SEEN = FirstSeen(256)  # the graph descriptions seen lately
 
 
 def repeats(key: PlanKey) -> tuple[bool, PlanKey]:
@@ -86,15 +82,8 @@ def repeats(key: PlanKey) -> tuple[bool, PlanKey]:
     of its nodes are new (:func:`.walk.mostly_new`: a first training step); and the first equal key
     seen (later cache lookups with it compare by identity). Counts this sighting. A small bounded
     memory: a graph of known nodes that changes every step never compiles."""
-    with _seen_lock:
-        first = _SEEN.get(key)
-        if first is None:
-            _SEEN[key] = key
-            if len(_SEEN) > _SEEN_MAX:
-                _SEEN.popitem(last=False)
-            return walk.mostly_new(key.steps), key
-        _SEEN.move_to_end(first)
-    return True, first
+    first, seen = _SEEN.first(key)
+    return seen or walk.mostly_new(key.steps), first
 
 
 # ----------------------------------------------------------------------- whole-graph programs

@@ -47,6 +47,15 @@ def load_all(roots: list[Path]) -> list[dict]:
     return [merged[k] for k in sorted(merged)]
 
 
+# the chapters whose training runs are compared (linear regression through computer vision)
+TRAINING_CHAPTERS = ("chapter_linear-regression", "chapter_linear-classification",
+                     "chapter_multilayer-perceptrons", "chapter_builders-guide",
+                     "chapter_convolutional-neural-networks", "chapter_convolutional-modern",
+                     "chapter_recurrent-neural-networks", "chapter_recurrent-modern",
+                     "chapter_attention-mechanisms-and-transformers", "chapter_optimization",
+                     "chapter_computational-performance", "chapter_computer-vision")
+
+
 def loss_rows(fw_records: list[dict], mx_records: list[dict]) -> list[tuple]:
     a, b = final_losses(fw_records), final_losses(mx_records)
     rows = []
@@ -57,15 +66,6 @@ def loss_rows(fw_records: list[dict], mx_records: list[dict]) -> list[tuple]:
         rel = (x["final"] - y["final"]) / abs(y["final"]) if x and y and y["final"] else None
         rows.append((key, x, y, rel))
     return rows
-
-
-# the chapters whose training runs are compared (linear regression through computer vision)
-TRAINING_CHAPTERS = ("chapter_linear-regression", "chapter_linear-classification",
-                     "chapter_multilayer-perceptrons", "chapter_builders-guide",
-                     "chapter_convolutional-neural-networks", "chapter_convolutional-modern",
-                     "chapter_recurrent-neural-networks", "chapter_recurrent-modern",
-                     "chapter_attention-mechanisms-and-transformers", "chapter_optimization",
-                     "chapter_computational-performance", "chapter_computer-vision")
 
 
 def runs(spec: str) -> list[Path]:
