@@ -6,7 +6,9 @@ Each framework model runs three times, each a new process: ``first run`` (an emp
 compilation cache: what a first ever run costs), ``second run`` (the same cache: a re-run script or
 notebook) and ``cache off`` (``FRAMEWORK_COMPILE_CACHE=0``). ``second/first`` is the figure the persistent
 cache is for; ``vs_pytorch`` divides by PyTorch's seconds to its first step. Each child also reports its
-compilations and the cache's hits.
+compilations and the cache's hits. The framework's and the benchmarks' bytecode is written first
+(``compileall``), as an installed package has it, so that no run compiles Python source where
+``PYTHONDONTWRITEBYTECODE`` is set.
 
 ``python -m benchmarks startup [--quick] [--torch PYTHON] [--models lenet,resnet18,lstm]``; PyTorch runs
 under ``--torch`` (a Python that imports torch; default this one, skipped with a note when it cannot).
@@ -169,6 +171,8 @@ def run(models: Sequence[str], quick: bool, torch: str | None) -> tuple[list[dic
     """The rows (one per model and variant) and notes."""
     rows, notes = [], []
     sizes = QUICK if quick else SIZES
+    sources = [str(ROOT / "framework"), str(ROOT / "benchmarks")]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *sources], check=True, capture_output=True)
     with tempfile.TemporaryDirectory(prefix="startup-") as home:
         for model in models:
             batch, size = sizes[model]

@@ -1,23 +1,25 @@
-"""Random draws made outside a trace, compiled once per size class instead of once per shape.
+"""Random draws made outside a trace without a compiled program per shape.
 
 ``jax.random.uniform(key, shape)`` called eagerly compiles a program for every new shape, and XLA:CPU
-takes 0.2 s to 1.5 s for each (the threefry hash laid out over a 4-d shape is the slow case). A model's
-initialisation draws a few dozen shapes, a notebook a few hundred: seconds to minutes of compiling. Here
-an eager draw fills a flat vector whose length is the shape's size rounded up to a size class (4 Ki or
-64 Ki values for every small draw, whose extra values cost microseconds; above that four classes per
-octave, at most 25% more values than asked for), and a small program per shape takes the first values
-and scales them. Inside a trace (a key that is a tracer) the draw is ``jax.random``'s own, part of the
-caller's program.
+takes 0.2 s to 1.5 s for each (the threefry hash laid out over a 4-d shape is the slow case); a model's
+initialisation draws a few dozen shapes, a notebook a few hundred. And a cached program still costs its
+tracing and lowering in every new process (about 0.13 s for each flat draw).
 
-The values are those of ``jax.random`` for the flat vector, so a key still determines them; they are not
-the values of ``jax.random.uniform(key, shape)`` itself.
+Here an eager draw is made of flat vectors of two lengths only: 4 Ki values for a draw of up to 4 Ki
+values, else 64 Ki-value chunks, the first drawn with the key itself and chunk ``i`` with
+``fold_in(key, i)``. So every draw of a kind and dtype is served by two programs, whatever its shape.
+When the key lives on a CPU the chunks are cut, shaped and scaled in host memory and the result is
+placed where the key is; on an accelerator (where reading values back would wait for the device) a
+small program per shape does it (fills are made the same way: :mod:`framework.np.creation`).
+Inside a trace (a key that is a tracer) the draw is ``jax.random``'s own, part of the caller's program.
+
+The values are those of ``jax.random`` for the flat vectors, so a key still determines them; they are
+not the values of ``jax.random.uniform(key, shape)`` itself.
 
 >>> import jax
 >>> u = uniform(jax.random.key(0), (3, 5), minval=-1.0, maxval=1.0)
 >>> u.shape, bool((u >= -1).all() and (u < 1).all())
 ((3, 5), True)
->>> size_class(150), size_class(48_000), size_class(100_000)
-(4096, 65536, 114688)
 """
 
 from __future__ import annotations
@@ -28,21 +30,14 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as onp
 
 from . import _compile
 
-__all__ = ["uniform", "normal", "size_class"]
+__all__ = ["uniform", "normal", "SMALL", "CHUNK"]
 
-_SMALL_CLASSES = (1 << 12, 1 << 16)
-
-
-def size_class(n: int) -> int:
-    """The length of the flat draw that serves ``n`` values."""
-    for length in _SMALL_CLASSES:
-        if n <= length:
-            return length
-    step = 1 << ((n - 1).bit_length() - 3)  # n needs between 4 and 8 steps of this size
-    return -(-n // step) * step
+SMALL = 1 << 12  # the flat length of every draw of at most this many values
+CHUNK = 1 << 16  # the flat length of each piece of a larger draw
 
 
 class _Programs:
@@ -62,16 +57,52 @@ def _flat(kind: str, key: jax.Array, length: int, dtype: Any) -> jax.Array:
                         lambda: lambda k: draw(k, (length,), dtype), owner=_programs)(key)
 
 
-def _finish(kind: str, flat: jax.Array, shape: tuple[int, ...], a: Any, b: Any) -> jax.Array:
+def _pieces(kind: str, key: jax.Array, n: int, dtype: Any) -> list[jax.Array]:
+    """Flat vectors holding at least ``n`` values: one of SMALL values, or ``ceil(n / CHUNK)`` chunks."""
+    if n <= SMALL:
+        return [_flat(kind, key, SMALL, dtype)]
+    fold = _compile.jit(("draw_fold",), lambda: jax.random.fold_in, owner=_programs)
+    return [_flat(kind, key if i == 0 else fold(key, onp.uint32(i)), CHUNK, dtype)
+            for i in range(-(-n // CHUNK))]
+
+
+def _host_device(key: jax.Array) -> Any:
+    """The CPU device the key lives on, or None where the result is made on the device."""
+    devices = key.devices()
+    if len(devices) != 1:
+        return None
+    (device,) = devices
+    return device if device.platform == "cpu" else None
+
+
+def _place(host: onp.ndarray, key: jax.Array, device: Any) -> jax.Array:
+    """``host`` as an array where the key is, committed to that device as the key is."""
+    return jax.device_put(host, device) if key.committed else jax.device_put(host)
+
+
+def _finish(kind: str, key: jax.Array, pieces: list[jax.Array], shape: tuple[int, ...], a: Any,
+            b: Any) -> jax.Array:
+    n = math.prod(shape)
+    device = _host_device(key)
+    if device is not None:
+        values = onp.concatenate([onp.asarray(p) for p in pieces])[:n].reshape(shape)
+        a, b = onp.asarray(a, values.dtype), onp.asarray(b, values.dtype)
+        if kind == "uniform":  # as jax.random.uniform: min + u (max - min), never below min
+            out = onp.maximum(a, values * (b - a) + a).astype(values.dtype)
+        else:
+            out = (values * a).astype(values.dtype)
+        return _place(out, key, device)
+
     def build():
-        def finish(values, a, b):
-            x = values[:math.prod(shape)].reshape(shape)
-            if kind == "uniform":  # as jax.random.uniform: min + u (max - min), never below min
-                return jnp.maximum(a, x * (b - a) + a).astype(values.dtype)
-            return (x * a).astype(values.dtype)
+        def finish(pieces, a, b):
+            x = jnp.concatenate(pieces)[:n].reshape(shape)
+            if kind == "uniform":
+                return jnp.maximum(a, x * (b - a) + a).astype(x.dtype)
+            return (x * a).astype(x.dtype)
         return finish
-    return _compile.jit(("draw_finish", kind, shape, flat.shape[0], flat.dtype.name), build,
-                        owner=_programs)(flat, a, b)
+    dtype = pieces[0].dtype
+    return _compile.jit(("draw_finish", kind, shape, len(pieces), pieces[0].shape[0], dtype.name), build,
+                        owner=_programs)(pieces, jnp.asarray(a, dtype), jnp.asarray(b, dtype))
 
 
 def _shape(shape: Sequence[int]) -> tuple[int, ...]:
@@ -80,19 +111,20 @@ def _shape(shape: Sequence[int]) -> tuple[int, ...]:
 
 def uniform(key: jax.Array, shape: Sequence[int] = (), dtype: Any = jnp.float32, minval: Any = 0.0,
             maxval: Any = 1.0) -> jax.Array:
-    """``jax.random.uniform``'s signature and distribution; eager draws compile per size class."""
+    """``jax.random.uniform``'s signature and distribution; eager draws need no program per shape."""
     shape = _shape(shape)
     if not _eager(key, shape) or jnp.ndim(minval) or jnp.ndim(maxval):
         return jax.random.uniform(key, shape, dtype, minval, maxval)
-    flat = _flat("uniform", key, size_class(math.prod(shape)), dtype)
-    return _finish("uniform", flat, shape, jnp.asarray(minval, dtype), jnp.asarray(maxval, dtype))
+    pieces = _pieces("uniform", key, math.prod(shape), dtype)
+    return _finish("uniform", key, pieces, shape, minval, maxval)
 
 
 def normal(key: jax.Array, shape: Sequence[int] = (), dtype: Any = jnp.float32,
            scale: Any = 1.0) -> jax.Array:
-    """``jax.random.normal(key, shape, dtype) * scale``; eager draws compile per size class."""
+    """``jax.random.normal(key, shape, dtype) * scale``; eager draws need no program per shape."""
     shape = _shape(shape)
     if not _eager(key, shape) or jnp.ndim(scale):
         return jax.random.normal(key, shape, dtype) * scale
-    flat = _flat("normal", key, size_class(math.prod(shape)), dtype)
-    return _finish("normal", flat, shape, jnp.asarray(scale, dtype), jnp.asarray(0, dtype))
+    pieces = _pieces("normal", key, math.prod(shape), dtype)
+    return _finish("normal", key, pieces, shape, scale, 0)
+

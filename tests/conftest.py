@@ -18,6 +18,23 @@ import numpy as onp  # noqa: E402
 import pytest  # noqa: E402
 
 REFERENCE = Path(__file__).resolve().parent / "reference"
+COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+
+
+def count_compiles(fn) -> int:
+    """How many programs XLA compiled while ``fn()`` ran (its ``jax.monitoring`` events)."""
+    seen = []
+
+    def listen(event, duration, **kwargs):
+        if event == COMPILE_EVENT:
+            seen.append(event)
+
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        fn()
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
+    return len(seen)
 GET_FASHION = ("make data   (as root on Debian: apt-get install dataset-fashion-mnist), or "
                "python -m datasets fetch fashion-mnist   (needs the network; writes "
                "$FRAMEWORK_HOME/datasets)")

@@ -14,6 +14,7 @@ import framework
 from framework import _compile, autograd, gluon, np
 from framework.autograd import tape
 from framework.gluon import nn
+from tests.conftest import count_compiles
 
 ROOT = pathlib.Path(framework.__file__).parent
 
@@ -62,21 +63,6 @@ def test_recorded_intermediate_dies_after_del():
     assert len(_compile._shared) > 0  # ... although the program itself stays cached
 
 
-def _compiles(fn):
-    seen = []
-
-    def listen(event, duration, **kwargs):
-        if event == "/jax/core/compile/backend_compile_duration":
-            seen.append(event)
-
-    jax.monitoring.register_event_duration_secs_listener(listen)
-    try:
-        fn()
-    finally:
-        jax.monitoring.unregister_event_duration_listener(listen)
-    return len(seen)
-
-
 def test_backward_returns_only_the_values_still_held():
     """A backward frees the graph (as MXNet's does), so its program copies out only the recorded values
     somebody still holds (here ``h`` and ``loss``) and no intermediate outlives the step; a held one
@@ -96,7 +82,7 @@ def test_backward_returns_only_the_values_still_held():
     h, loss, pending = step()
     kinds = [pending.plan.nodes[w.node].kind for w in pending.want]
     assert kinds == ["block", "op"]  # h and loss
-    assert _compiles(lambda: (onp.asarray(h), float(loss))) == 0
+    assert count_compiles(lambda: (onp.asarray(h), float(loss))) == 0
     onp.testing.assert_allclose(onp.asarray(h), onp.asarray(net[0](x)), rtol=1e-6)
 
 

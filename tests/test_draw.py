@@ -1,4 +1,4 @@
-"""Eager random draws compile per size class, not per shape, and keep their distributions."""
+"""Eager random draws and fills need no program per shape, and keep their distributions."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 
 from framework import _compile, _draw, init
 from framework import np as fnp
+from tests.conftest import count_compiles
 
 # LeNet's and a small MLP's weight shapes: five sizes from 60 to 48,000 values, three of them 4-d
 SHAPES = [(6, 1, 5, 5), (16, 6, 5, 5), (120, 400), (84, 120), (10, 84), (3,), (2, 2, 2, 2)]
@@ -36,13 +37,42 @@ def test_an_initializer_draws_through_the_size_classes():
     assert _flat_programs() == 4
 
 
-def test_size_classes_waste_at_most_a_quarter_above_64ki():
-    for n in [1, 4096, 4097, 65536, 65537, 100_000, 1 << 20, (1 << 20) + 1, 25_088 * 4096]:
-        c = _draw.size_class(n)
-        assert c >= n
-        if n > 65536:
-            assert c <= 1.25 * n + 1
-    assert len({_draw.size_class(n) for n in range(65537, 1 << 22, 997)}) <= 4 * 6
+def test_large_draws_of_any_size_are_chunks_of_one_program():
+    _compile.forget(_draw._programs)
+    key = jax.random.key(7)
+    # ResNet-like weights: 37 Ki to 2.4 Mi values, each another size
+    shapes = [(64, 64, 3, 3), (128, 64, 3, 3), (256, 128, 3, 3), (512, 512, 3, 3), (1000, 512), (70_001,)]
+    draws = [onp.asarray(_draw.uniform(key, s, jnp.float32, -1.0, 1.0)) for s in shapes]
+    assert [d.shape for d in draws] == shapes
+    assert _flat_programs() == 1  # one program of 64 Ki values whatever the size
+    big = draws[3].reshape(-1)
+    # chunk i is drawn with fold_in(key, i): the chunks are not copies of each other
+    def flat(k):
+        return onp.asarray(jax.random.uniform(k, (_draw.CHUNK,), jnp.float32, -1.0, 1.0))
+    flat0, flat2 = flat(key), flat(jax.random.fold_in(key, 2))
+    onp.testing.assert_allclose(big[:_draw.CHUNK], flat0, rtol=1e-6, atol=1e-7)
+    onp.testing.assert_allclose(big[2 * _draw.CHUNK:3 * _draw.CHUNK], flat2, rtol=1e-6, atol=1e-7)
+    assert not onp.array_equal(big[:1000], big[_draw.CHUNK:_draw.CHUNK + 1000])
+
+
+def test_a_warm_draw_of_a_new_shape_compiles_nothing_on_the_cpu():
+    key = jax.random.key(1)
+    _draw.uniform(key, (3,)), _draw.normal(key, (3,)), _draw.uniform(key, (70_000,))
+    _draw.normal(key, (70_000,))
+
+    def new_shapes():
+        for i, shape in enumerate([(5, 7), (11, 3, 2), (300, 301), (9, 2, 3, 7)]):
+            _draw.uniform(jax.random.key(i), shape, jnp.float32, -0.5, 0.5).block_until_ready()
+            _draw.normal(jax.random.key(i), shape, jnp.float32, 2.0).block_until_ready()
+    assert count_compiles(new_shapes) == 0
+
+
+def test_draws_land_where_the_key_is():
+    device = jax.devices()[-1]
+    key = jax.device_put(jax.random.key(2), device)
+    u = _draw.uniform(key, (6, 6))
+    assert u.committed and u.devices() == {device}
+    assert not _draw.normal(jax.random.key(2), (6, 6)).committed
 
 
 def test_values_follow_the_distributions_and_the_key():

@@ -28,6 +28,7 @@ from ..autograd import mode as _mode
 from ..autograd import tape as _tape
 from ..autograd.lazy import Deferred
 from ..base import FrameworkError
+from ..np import creation as _creation
 from ..np import random
 from . import binding as _binding
 
@@ -178,7 +179,8 @@ class Parameter:
             req = "null"
         self._grad_req = req
         if getattr(self, "_replicas", None) is not None:
-            self._grad = None if req == "null" else {d: jnp.zeros_like(v) for d, v in self._data.items()}
+            self._grad = None if req == "null" else {
+                d: _creation.zeros_like(v) for d, v in self._data.items()}
 
     @property
     def differentiable(self) -> bool:
@@ -257,7 +259,7 @@ class Parameter:
     def _set_replicas(self, value: jax.Array, devices: Iterable[jax.Device]) -> None:
         self._data = {d: jax.device_put(value, d) for d in devices}
         self._grad = None if self._grad_req == "null" else {
-            d: jnp.zeros_like(v) for d, v in self._data.items()
+            d: _creation.zeros_like(v) for d, v in self._data.items()
         }
         self._fresh_grad = dict.fromkeys(self._data, False)
 
@@ -419,7 +421,7 @@ class Parameter:
         slots = self._grad_slots
         if slots is not None:  # a deferred gradient is replaced, never computed
             data = self._data
-            self._grad_slots = {d: jnp.zeros_like(data[d]) for d in slots}
+            self._grad_slots = {d: _creation.zeros_like(data[d]) for d in slots}
 
     def cast(self, dtype: Any) -> None:
         self.dtype = jnp.dtype(dtype)

@@ -11,6 +11,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
+from ..np import creation as _creation
 from .slot import ArraySlot, takes_array
 
 __all__ = ["InitDesc", "Initializer", "Zero", "One", "Constant", "register", "alias", "create"]
@@ -185,19 +186,19 @@ class Initializer:
         raise NotImplementedError(f"{type(self).__name__} must override _init_weight")
 
     def _init_zero(self, name, shape, dtype, key):
-        return jnp.zeros(shape, dtype)
+        return _creation.zeros(shape, dtype)
 
     def _init_one(self, name, shape, dtype, key):
-        return jnp.ones(shape, dtype)
+        return _creation.ones(shape, dtype)
 
     def _init_bias(self, name, shape, dtype, key):
-        return jnp.zeros(shape, dtype)
+        return _creation.zeros(shape, dtype)
 
     def _init_gamma(self, name, shape, dtype, key):
-        return jnp.ones(shape, dtype)
+        return _creation.ones(shape, dtype)
 
     def _init_beta(self, name, shape, dtype, key):
-        return jnp.zeros(shape, dtype)
+        return _creation.zeros(shape, dtype)
 
     def _init_default(self, name, shape, dtype, key):
         raise ValueError(
@@ -265,7 +266,7 @@ class Zero(Initializer):
     """
 
     def _init_weight(self, name, shape, dtype, key):
-        return jnp.zeros(shape, dtype)
+        return _creation.zeros(shape, dtype)
 
 
 @register
@@ -278,7 +279,7 @@ class One(Initializer):
     """
 
     def _init_weight(self, name, shape, dtype, key):
-        return jnp.ones(shape, dtype)
+        return _creation.ones(shape, dtype)
 
 
 @register
@@ -296,9 +297,9 @@ class Constant(Initializer):
         self.value = value
 
     def _init_weight(self, name, shape, dtype, key):
-        value = jnp.asarray(self.value, dtype)
+        value = onp.asarray(self.value, dtype)
         try:
-            return jnp.broadcast_to(value, shape).astype(dtype)
+            return _creation.full(shape, value, dtype)
         except ValueError as err:
             raise ValueError(f"Constant value of shape {value.shape} cannot fill parameter {name!r} "
                              f"of shape {shape}: give a scalar or a broadcastable array") from err

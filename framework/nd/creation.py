@@ -16,8 +16,10 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as onp
 
-from ..np.creation import place
+from ..device import resolve
+from ..np.creation import made_on_host, place
 from ._op import nd_op
 
 __all__ = [
@@ -50,18 +52,18 @@ def zeros(shape: Any, ctx: Any = None, dtype: Any = None, **kwargs: Any) -> jax.
     (2,)
     """
     _no_stype("zeros", kwargs)
-    return place(jnp.zeros(shape, _dt(dtype)), ctx)
+    return full(shape, 0, ctx, dtype)
 
 
 def ones(shape: Any, ctx: Any = None, dtype: Any = None, **kwargs: Any) -> jax.Array:
     """``mx.nd.ones(shape, ctx=None, dtype=None)``."""
     _no_stype("ones", kwargs)
-    return place(jnp.ones(shape, _dt(dtype)), ctx)
+    return full(shape, 1, ctx, dtype)
 
 
 def empty(shape: Any, ctx: Any = None, dtype: Any = None) -> jax.Array:
     """``mx.nd.empty``: zeros here (XLA has no uninitialised memory)."""
-    return place(jnp.zeros(shape, _dt(dtype)), ctx)
+    return full(shape, 0, ctx, dtype)
 
 
 def full(shape: Any, val: Any, ctx: Any = None, dtype: Any = None) -> jax.Array:
@@ -70,7 +72,9 @@ def full(shape: Any, val: Any, ctx: Any = None, dtype: Any = None) -> jax.Array:
     >>> full((2,), 7).tolist()
     [7.0, 7.0]
     """
-    return place(jnp.full(shape, val, _dt(dtype)), ctx)
+    dtype = jax.dtypes.canonicalize_dtype(jnp.dtype(_dt(dtype)))
+    made = made_on_host(onp.full, resolve(ctx), shape, val, dtype)
+    return made if made is not None else place(jnp.full(shape, val, dtype), ctx)
 
 
 def arange(start: float, stop: float | None = None, step: float = 1.0, repeat: int = 1,

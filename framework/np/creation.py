@@ -1,5 +1,9 @@
 """Array creation with MXNet's ``ctx=`` / ``device=`` and float32 defaults.
 
+Outside a trace, fills and ranges are made in host memory and placed on the device (for an accelerator,
+up to 1 Mi values): ``jnp.zeros`` or ``jnp.arange`` called eagerly compile a program for every new shape
+(tens of milliseconds each on XLA:CPU), MXNet's creation functions none.
+
 >>> from framework import np, npx
 >>> np.zeros((2,), device=npx.cpu()).tolist()
 [0.0, 0.0]
@@ -15,20 +19,52 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
+from .. import _jax_compat
 from ..device import current_device, resolve
 
 __all__ = [
     "array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "logspace",
-    "eye", "identity", "zeros_like", "ones_like", "full_like", "empty_like", "place",
+    "eye", "identity", "zeros_like", "ones_like", "full_like", "empty_like", "place", "made_on_host",
 ]
 
 _DEFAULT_FLOAT = jnp.float32
+_HOST_LIMIT = 1 << 20  # the most values made in host memory for an accelerator
 
 
 def place(x: jax.Array, ctx: Any = None, device: Any = None) -> jax.Array:
     """Commit ``x`` to the device named by ``ctx``/``device`` (or the current device)."""
     dev = resolve(ctx, device) or current_device()
     return jax.device_put(x, dev)
+
+
+def made_on_host(make: Any, device: jax.Device | None, *args: Any) -> jax.Array | None:
+    """``make(*args)`` (a NumPy function) placed on ``device`` (or the current device), or None where it
+    must be made by JAX: inside a trace, for an argument JAX must see (a tracer), for a value NumPy
+    refuses, or for an accelerator beyond 1 Mi values.
+
+    >>> made_on_host(onp.zeros, None, (2,), onp.float32).tolist()
+    [0.0, 0.0]
+    """
+    if not _jax_compat.trace_state_clean() or any(_jax_compat.is_tracer(a) for a in args):
+        return None
+    try:
+        host = make(*args)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    device = device or current_device()
+    if device.platform != "cpu" and host.size > _HOST_LIMIT:
+        return None
+    return jax.device_put(host, device)
+
+
+def _dtype(dtype: Any) -> onp.dtype:
+    return jax.dtypes.canonicalize_dtype(jnp.dtype(dtype))
+
+
+def _full(shape: Any, value: Any, dtype: Any, device: jax.Device | None) -> jax.Array:
+    dtype = _dtype(dtype)
+    made = made_on_host(onp.full, device, shape, value, dtype)
+    return made if made is not None else place(jnp.full(shape, value, dtype), device=device)
 
 
 def _is_array(obj: Any) -> bool:
@@ -53,12 +89,12 @@ def asarray(obj: Any, dtype: Any = None, ctx: Any = None, *, device: Any = None)
 
 def zeros(shape: Any, dtype: Any = None, order: str = "C", ctx: Any = None, *,
           device: Any = None) -> jax.Array:
-    return place(jnp.zeros(shape, dtype or _DEFAULT_FLOAT), ctx, device)
+    return _full(shape, 0, dtype or _DEFAULT_FLOAT, resolve(ctx, device))
 
 
 def ones(shape: Any, dtype: Any = None, order: str = "C", ctx: Any = None, *,
          device: Any = None) -> jax.Array:
-    return place(jnp.ones(shape, dtype or _DEFAULT_FLOAT), ctx, device)
+    return _full(shape, 1, dtype or _DEFAULT_FLOAT, resolve(ctx, device))
 
 
 def empty(shape: Any, dtype: Any = None, order: str = "C", ctx: Any = None, *,
@@ -71,13 +107,17 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C", ctx: 
          device: Any = None) -> jax.Array:
     if dtype is None and not _is_array(fill_value):
         dtype = onp.bool_ if isinstance(fill_value, bool) else _DEFAULT_FLOAT
-    return place(jnp.full(shape, fill_value, dtype), ctx, device)
+    if dtype is None:
+        return place(jnp.full(shape, fill_value), ctx, device)
+    return _full(shape, fill_value, dtype, resolve(ctx, device))
 
 
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, ctx: Any = None, *,
            device: Any = None) -> jax.Array:
     """``np.arange``: float32 unless ``dtype`` says otherwise, as in MXNet."""
-    return place(jnp.arange(start, stop, step, dtype=dtype or _DEFAULT_FLOAT), ctx, device)
+    dtype = _dtype(dtype or _DEFAULT_FLOAT)
+    made = made_on_host(onp.arange, resolve(ctx, device), start, stop, step, dtype)
+    return made if made is not None else place(jnp.arange(start, stop, step, dtype=dtype), ctx, device)
 
 
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retstep: bool = False,
@@ -106,24 +146,27 @@ def identity(n: int, dtype: Any = None, ctx: Any = None, *, device: Any = None) 
 
 
 def _like_device(a: Any, ctx: Any, device: Any) -> Any:
-    if ctx is None and device is None and isinstance(a, jax.Array):
+    if ctx is None and device is None and isinstance(a, jax.Array) and not _jax_compat.is_tracer(a):
         devs = a.devices()
         if len(devs) == 1:
             return next(iter(devs))
     return resolve(ctx, device)
 
 
+def full_like(a: Any, fill_value: Any, dtype: Any = None, ctx: Any = None, *,
+              device: Any = None) -> jax.Array:
+    dev = _like_device(a, ctx, device)
+    if _jax_compat.is_tracer(a) or not hasattr(a, "shape"):
+        return place(jnp.full_like(a, fill_value, dtype=dtype), device=dev)
+    return _full(a.shape, fill_value, dtype or a.dtype, dev)
+
+
 def zeros_like(a: Any, dtype: Any = None, ctx: Any = None, *, device: Any = None) -> jax.Array:
-    return place(jnp.zeros_like(a, dtype=dtype), device=_like_device(a, ctx, device))
+    return full_like(a, 0, dtype, ctx, device=device)
 
 
 def ones_like(a: Any, dtype: Any = None, ctx: Any = None, *, device: Any = None) -> jax.Array:
-    return place(jnp.ones_like(a, dtype=dtype), device=_like_device(a, ctx, device))
-
-
-def full_like(a: Any, fill_value: Any, dtype: Any = None, ctx: Any = None, *,
-              device: Any = None) -> jax.Array:
-    return place(jnp.full_like(a, fill_value, dtype=dtype), device=_like_device(a, ctx, device))
+    return full_like(a, 1, dtype, ctx, device=device)
 
 
 def empty_like(a: Any, dtype: Any = None, ctx: Any = None, *, device: Any = None) -> jax.Array:
