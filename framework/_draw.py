@@ -6,11 +6,11 @@ initialisation draws a few dozen shapes, a notebook a few hundred. And a cached 
 tracing and lowering in every new process (about 0.13 s for each flat draw).
 
 Here an eager draw is made of flat vectors of two lengths only: 4 Ki values for a draw of up to 4 Ki
-values, else 64 Ki-value chunks, the first drawn with the key itself and chunk ``i`` with
-``fold_in(key, i)``. So every draw of a kind and dtype is served by two programs, whatever its shape.
-When the key lives on a CPU the chunks are cut, shaped and scaled in host memory and the result is
-placed where the key is; on an accelerator (where reading values back would wait for the device) a
-small program per shape does it (fills are made the same way: :mod:`framework.np.creation`).
+values, else 64 Ki-value chunks, chunk ``i`` drawn with ``fold_in(key, i)``. So every draw of a kind
+and dtype is served by two programs, whatever its shape. When the key lives on a CPU the flat values are
+cut, shaped and scaled in host memory and the result is placed where the key is; on an accelerator
+(where reading values back would wait for the device) a small program per shape does it. (Fills and
+ranges are made in host memory too: :mod:`framework.np.creation`.)
 Inside a trace (a key that is a tracer) the draw is ``jax.random``'s own, part of the caller's program.
 
 The values are those of ``jax.random`` for the flat vectors, so a key still determines them; they are
@@ -57,13 +57,18 @@ def _flat(kind: str, key: jax.Array, length: int, dtype: Any) -> jax.Array:
                         lambda: lambda k: draw(k, (length,), dtype), owner=_programs)(key)
 
 
+def _chunk(kind: str, key: jax.Array, index: int, dtype: Any) -> jax.Array:
+    draw = jax.random.uniform if kind == "uniform" else jax.random.normal
+    return _compile.jit(("draw", kind, "chunk", jnp.dtype(dtype).name),
+                        lambda: lambda k, i: draw(jax.random.fold_in(k, i), (CHUNK,), dtype),
+                        owner=_programs)(key, onp.uint32(index))
+
+
 def _pieces(kind: str, key: jax.Array, n: int, dtype: Any) -> list[jax.Array]:
     """Flat vectors holding at least ``n`` values: one of SMALL values, or ``ceil(n / CHUNK)`` chunks."""
     if n <= SMALL:
         return [_flat(kind, key, SMALL, dtype)]
-    fold = _compile.jit(("draw_fold",), lambda: jax.random.fold_in, owner=_programs)
-    return [_flat(kind, key if i == 0 else fold(key, onp.uint32(i)), CHUNK, dtype)
-            for i in range(-(-n // CHUNK))]
+    return [_chunk(kind, key, i, dtype) for i in range(-(-n // CHUNK))]
 
 
 def _host_device(key: jax.Array) -> Any:

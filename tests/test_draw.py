@@ -49,7 +49,7 @@ def test_large_draws_of_any_size_are_chunks_of_one_program():
     # chunk i is drawn with fold_in(key, i): the chunks are not copies of each other
     def flat(k):
         return onp.asarray(jax.random.uniform(k, (_draw.CHUNK,), jnp.float32, -1.0, 1.0))
-    flat0, flat2 = flat(key), flat(jax.random.fold_in(key, 2))
+    flat0, flat2 = flat(jax.random.fold_in(key, 0)), flat(jax.random.fold_in(key, 2))
     onp.testing.assert_allclose(big[:_draw.CHUNK], flat0, rtol=1e-6, atol=1e-7)
     onp.testing.assert_allclose(big[2 * _draw.CHUNK:3 * _draw.CHUNK], flat2, rtol=1e-6, atol=1e-7)
     assert not onp.array_equal(big[:1000], big[_draw.CHUNK:_draw.CHUNK + 1000])

@@ -64,7 +64,9 @@ def _dtype(dtype: Any) -> onp.dtype:
 def _full(shape: Any, value: Any, dtype: Any, device: jax.Device | None) -> jax.Array:
     dtype = _dtype(dtype)
     made = made_on_host(onp.full, device, shape, value, dtype)
-    return made if made is not None else place(jnp.full(shape, value, dtype), device=device)
+    if made is not None:
+        return made
+    return place(jnp.full(shape, jnp.asarray(value, dtype), dtype), device=device)
 
 
 def _is_array(obj: Any) -> bool:

@@ -60,6 +60,8 @@ def test_inside_a_trace_creation_is_part_of_the_program():
     onp.testing.assert_array_equal(onp.asarray(jax.jit(f)(jnp.ones(3))), [2.0, 3.0, 4.0])
     got = jax.jit(lambda v: fnp.full((2,), v))(jnp.float32(1.5))
     onp.testing.assert_array_equal(onp.asarray(got), [1.5, 1.5])
+    got = jax.jit(lambda v: fnp.full((2, 2), [1.0, 2.0]) * v)(jnp.float32(2.0))
+    onp.testing.assert_array_equal(onp.asarray(got), [[2.0, 4.0], [2.0, 4.0]])
 
 
 def test_made_on_the_named_device():
