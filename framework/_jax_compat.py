@@ -38,10 +38,11 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+from jax._src import config as _jax_config
 from jax._src import core as _jax_core
 
 __all__ = ["JAX_VERSION", "MULTIPROCESS_CACHE_HANGS", "empty", "is_tracer", "trace_state_clean",
-           "distributed_client", "monitoring_listener_lists"]
+           "evaluates_eagerly", "distributed_client", "monitoring_listener_lists"]
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -74,6 +75,24 @@ def _never_clean() -> bool:
 #: JAX would refuse a nested ``jax.jit`` that carries compiler options. JAX has no public test for it:
 #: its ``core.trace_state_clean`` (JAX 0.4-0.12); with an unknown JAX, never (no compiler options).
 trace_state_clean: Callable[[], bool] = getattr(_jax_core, "trace_state_clean", _never_clean)
+
+
+_FOLDING = getattr(_jax_config, "eager_constant_folding", None)
+
+
+def _eager_trace() -> bool:
+    if isinstance(_jax_core.trace_ctx.trace, _jax_core.EvalTrace):
+        return True
+    return _FOLDING is not None and _FOLDING.value
+
+
+#: Whether an operation on concrete arrays called now gives a concrete array rather than being recorded
+#: into a trace: outside every trace, or inside ``jax.ensure_compile_time_eval()`` (where an outer trace
+#: folds constants, and :func:`trace_state_clean` is False). JAX has no public test for it: its
+#: ``core.trace_ctx`` and ``eager_constant_folding`` setting (JAX 0.4.36-0.12); with an unknown JAX,
+#: :func:`trace_state_clean`.
+_KNOWS_TRACES = hasattr(_jax_core, "trace_ctx") and hasattr(_jax_core, "EvalTrace")
+evaluates_eagerly: Callable[[], bool] = _eager_trace if _KNOWS_TRACES else trace_state_clean
 
 
 def distributed_client() -> Any:

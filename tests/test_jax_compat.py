@@ -75,3 +75,20 @@ def test_distributed_client_without_a_run_says_what_to_do():
         pytest.fail("this test process must not be part of a distributed run")
     with pytest.raises(RuntimeError, match=r"framework\.parallel\.initialize"):
         _jax_compat.distributed_client()
+
+
+def test_evaluates_eagerly_follows_the_trace_that_would_take_an_operation():
+    seen = []
+
+    def f(x):
+        seen.append(_jax_compat.evaluates_eagerly())
+        with jax.ensure_compile_time_eval():  # an outer trace that folds constants
+            seen.append(_jax_compat.evaluates_eagerly())
+        return x
+
+    assert _jax_compat.evaluates_eagerly()
+    jax.jit(f)(1.0)
+    jax.eval_shape(f, jnp.ones(2))  # another signature: traced again
+    assert seen == [False, True, False, True]
+    with jax.ensure_compile_time_eval():
+        assert _jax_compat.evaluates_eagerly()

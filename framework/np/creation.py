@@ -45,7 +45,7 @@ def made_on_host(make: Any, device: jax.Device | None, *args: Any) -> jax.Array 
     >>> made_on_host(onp.zeros, None, (2,), onp.float32).tolist()
     [0.0, 0.0]
     """
-    if not _jax_compat.trace_state_clean() or any(_jax_compat.is_tracer(a) for a in args):
+    if not _jax_compat.evaluates_eagerly() or any(_jax_compat.is_tracer(a) for a in args):
         return None
     try:
         host = make(*args)
