@@ -106,3 +106,16 @@ def test_np_random_is_seeded_through_the_size_classes(draw):
     b = [onp.asarray(draw(size=s)) for s in SHAPES]
     assert all(onp.array_equal(x, y) for x, y in zip(a, b, strict=True))
     assert [x.shape for x in a] == SHAPES
+
+
+def test_the_accelerator_path_gives_the_host_paths_values(monkeypatch):
+    key = jax.random.key(9)
+    shapes = [(3, 5), (300, 301), (7,)]
+    on_host = [onp.asarray(_draw.uniform(key, s, jnp.float32, -2.0, 2.0)) for s in shapes]
+    on_host += [onp.asarray(_draw.normal(key, s, jnp.float32, 0.5)) for s in shapes]
+    monkeypatch.setattr(_draw, "_host_device", lambda key: None)  # as for a key on a GPU
+    on_device = [onp.asarray(_draw.uniform(key, s, jnp.float32, -2.0, 2.0)) for s in shapes]
+    on_device += [onp.asarray(_draw.normal(key, s, jnp.float32, 0.5)) for s in shapes]
+    assert "draw_finish" in _compile.program_names(_draw._programs)
+    for a, b in zip(on_host, on_device, strict=True):
+        onp.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)

@@ -16,10 +16,9 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as onp
 
 from ..device import resolve
-from ..np.creation import made_on_host, place
+from ..np.creation import filled, place
 from ._op import nd_op
 
 __all__ = [
@@ -72,9 +71,7 @@ def full(shape: Any, val: Any, ctx: Any = None, dtype: Any = None) -> jax.Array:
     >>> full((2,), 7).tolist()
     [7.0, 7.0]
     """
-    dtype = jax.dtypes.canonicalize_dtype(jnp.dtype(_dt(dtype)))
-    made = made_on_host(onp.full, resolve(ctx), shape, val, dtype)
-    return made if made is not None else place(jnp.full(shape, val, dtype), ctx)
+    return filled(shape, val, _dt(dtype), resolve(ctx))
 
 
 def arange(start: float, stop: float | None = None, step: float = 1.0, repeat: int = 1,

@@ -1,8 +1,8 @@
 """Array creation with MXNet's ``ctx=`` / ``device=`` and float32 defaults.
 
-Outside a trace, fills and ranges are made in host memory and placed on the device (for an accelerator,
-up to 1 Mi values): ``jnp.zeros`` or ``jnp.arange`` called eagerly compile a program for every new shape
-(tens of milliseconds each on XLA:CPU), MXNet's creation functions none.
+Outside a trace, fills and ranges for a CPU device are made in host memory and placed: ``jnp.zeros`` or
+``jnp.arange`` called eagerly compile a program for every new shape (tens of milliseconds each on
+XLA:CPU), MXNet's creation functions none. For an accelerator, and inside a trace, JAX makes them.
 
 >>> from framework import np, npx
 >>> np.zeros((2,), device=npx.cpu()).tolist()
@@ -25,10 +25,10 @@ from ..device import current_device, resolve
 __all__ = [
     "array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "logspace",
     "eye", "identity", "zeros_like", "ones_like", "full_like", "empty_like", "place", "made_on_host",
+    "filled",
 ]
 
 _DEFAULT_FLOAT = jnp.float32
-_HOST_LIMIT = 1 << 20  # the most values made in host memory for an accelerator
 
 
 def place(x: jax.Array, ctx: Any = None, device: Any = None) -> jax.Array:
@@ -39,20 +39,20 @@ def place(x: jax.Array, ctx: Any = None, device: Any = None) -> jax.Array:
 
 def made_on_host(make: Any, device: jax.Device | None, *args: Any) -> jax.Array | None:
     """``make(*args)`` (a NumPy function) placed on ``device`` (or the current device), or None where it
-    must be made by JAX: inside a trace, for an argument JAX must see (a tracer), for a value NumPy
-    refuses, or for an accelerator beyond 1 Mi values.
+    must be made by JAX: inside a trace, for an argument JAX must see (a tracer), for a device that is
+    not a CPU, or for a value NumPy refuses.
 
     >>> made_on_host(onp.zeros, None, (2,), onp.float32).tolist()
     [0.0, 0.0]
     """
     if not _jax_compat.evaluates_eagerly() or any(_jax_compat.is_tracer(a) for a in args):
         return None
+    device = device or current_device()
+    if device.platform != "cpu":
+        return None
     try:
         host = make(*args)
     except (TypeError, ValueError, OverflowError):
-        return None
-    device = device or current_device()
-    if device.platform != "cpu" and host.size > _HOST_LIMIT:
         return None
     return jax.device_put(host, device)
 
@@ -61,7 +61,13 @@ def _dtype(dtype: Any) -> onp.dtype:
     return jax.dtypes.canonicalize_dtype(jnp.dtype(dtype))
 
 
-def _full(shape: Any, value: Any, dtype: Any, device: jax.Device | None) -> jax.Array:
+def filled(shape: Any, value: Any, dtype: Any, device: jax.Device | None = None) -> jax.Array:
+    """``jnp.full(shape, value, dtype)`` on ``device`` (or the current device), made in host memory
+    where :func:`made_on_host` can.
+
+    >>> filled((2,), 3, "int32").tolist()
+    [3, 3]
+    """
     dtype = _dtype(dtype)
     made = made_on_host(onp.full, device, shape, value, dtype)
     if made is not None:
@@ -91,12 +97,12 @@ def asarray(obj: Any, dtype: Any = None, ctx: Any = None, *, device: Any = None)
 
 def zeros(shape: Any, dtype: Any = None, order: str = "C", ctx: Any = None, *,
           device: Any = None) -> jax.Array:
-    return _full(shape, 0, dtype or _DEFAULT_FLOAT, resolve(ctx, device))
+    return filled(shape, 0, dtype or _DEFAULT_FLOAT, resolve(ctx, device))
 
 
 def ones(shape: Any, dtype: Any = None, order: str = "C", ctx: Any = None, *,
          device: Any = None) -> jax.Array:
-    return _full(shape, 1, dtype or _DEFAULT_FLOAT, resolve(ctx, device))
+    return filled(shape, 1, dtype or _DEFAULT_FLOAT, resolve(ctx, device))
 
 
 def empty(shape: Any, dtype: Any = None, order: str = "C", ctx: Any = None, *,
@@ -111,7 +117,7 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C", ctx: 
         dtype = onp.bool_ if isinstance(fill_value, bool) else _DEFAULT_FLOAT
     if dtype is None:
         return place(jnp.full(shape, fill_value), ctx, device)
-    return _full(shape, fill_value, dtype, resolve(ctx, device))
+    return filled(shape, fill_value, dtype, resolve(ctx, device))
 
 
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, ctx: Any = None, *,
@@ -160,7 +166,7 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None, ctx: Any = None, *,
     dev = _like_device(a, ctx, device)
     if _jax_compat.is_tracer(a) or not hasattr(a, "shape"):
         return place(jnp.full_like(a, fill_value, dtype=dtype), device=dev)
-    return _full(a.shape, fill_value, dtype or a.dtype, dev)
+    return filled(a.shape, fill_value, dtype or a.dtype, dev)
 
 
 def zeros_like(a: Any, dtype: Any = None, ctx: Any = None, *, device: Any = None) -> jax.Array:
