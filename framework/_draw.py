@@ -94,8 +94,8 @@ def _finish(kind: str, key: jax.Array, pieces: list[jax.Array], shape: tuple[int
         a, b = onp.asarray(a, values.dtype), onp.asarray(b, values.dtype)
         if kind == "uniform":  # as jax.random.uniform: min + u (max - min), never below min
             out = onp.maximum(a, values * (b - a) + a).astype(values.dtype)
-        else:
-            out = (values * a).astype(values.dtype)
+        else:  # scale, then shift
+            out = (values * a + b).astype(values.dtype)
         return _place(out, key, device)
 
     def build():
@@ -103,7 +103,7 @@ def _finish(kind: str, key: jax.Array, pieces: list[jax.Array], shape: tuple[int
             x = jnp.concatenate(pieces)[:n].reshape(shape)
             if kind == "uniform":
                 return jnp.maximum(a, x * (b - a) + a).astype(x.dtype)
-            return (x * a).astype(x.dtype)
+            return (x * a + b).astype(x.dtype)
         return finish
     dtype = pieces[0].dtype
     return _compile.jit(("draw_finish", kind, shape, len(pieces), pieces[0].shape[0], dtype.name), build,
@@ -125,11 +125,11 @@ def uniform(key: jax.Array, shape: Sequence[int] = (), dtype: Any = jnp.float32,
 
 
 def normal(key: jax.Array, shape: Sequence[int] = (), dtype: Any = jnp.float32,
-           scale: Any = 1.0) -> jax.Array:
-    """``jax.random.normal(key, shape, dtype) * scale``; eager draws need no program per shape."""
+           scale: Any = 1.0, loc: Any = 0.0) -> jax.Array:
+    """``jax.random.normal(key, shape, dtype) * scale + loc``; eager draws need no program per shape."""
     shape = _shape(shape)
-    if not _eager(key, shape) or jnp.ndim(scale):
-        return jax.random.normal(key, shape, dtype) * scale
+    if not _eager(key, shape) or jnp.ndim(scale) or jnp.ndim(loc):
+        return (jax.random.normal(key, shape, dtype) * scale + loc).astype(dtype)
     pieces = _pieces("normal", key, math.prod(shape), dtype)
-    return _finish("normal", key, pieces, shape, scale, 0)
+    return _finish("normal", key, pieces, shape, scale, loc)
 

@@ -119,3 +119,20 @@ def test_the_accelerator_path_gives_the_host_paths_values(monkeypatch):
     assert "draw_finish" in _compile.program_names(_draw._programs)
     for a, b in zip(on_host, on_device, strict=True):
         onp.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+def test_np_random_draws_of_new_shapes_compile_nothing_on_the_cpu():
+    fnp.random.seed(5)
+    fnp.random.normal(0, 0.01, (2, 2)), fnp.random.uniform(-1, 1, (2, 2))  # warm: each kind's programs
+    got = []
+
+    def new_shapes():
+        for shape in [(3, 7), (50, 20), (9,), (2, 3, 4)]:
+            got.append(fnp.random.normal(1.0, 0.5, shape))
+            got.append(fnp.random.uniform(-3, 2, size=shape))
+    assert count_compiles(new_shapes) == 0
+    z = onp.concatenate([onp.ravel(x) for x in got[::2]])
+    u = onp.concatenate([onp.ravel(x) for x in got[1::2]])
+    assert abs(z.mean() - 1.0) < 0.1 and abs(z.std() - 0.5) < 0.1
+    assert u.min() >= -3 and u.max() < 2 and abs(u.mean() + 0.5) < 0.3
+    assert all(x.dtype == jnp.float32 for x in got)
