@@ -34,7 +34,7 @@ import numpy as onp
 
 from . import _compile
 
-__all__ = ["uniform", "normal", "SMALL", "CHUNK"]
+__all__ = ["uniform", "normal", "scalar_parameters", "SMALL", "CHUNK"]
 
 SMALL = 1 << 12  # the flat length of every draw of at most this many values
 CHUNK = 1 << 16  # the flat length of each piece of a larger draw
@@ -108,6 +108,16 @@ def _finish(kind: str, key: jax.Array, pieces: list[jax.Array], shape: tuple[int
     dtype = pieces[0].dtype
     return _compile.jit(("draw_finish", kind, shape, len(pieces), pieces[0].shape[0], dtype.name), build,
                         owner=_programs)(pieces, jnp.asarray(a, dtype), jnp.asarray(b, dtype))
+
+
+def scalar_parameters(*values: Any) -> bool:
+    """Whether every value is a concrete scalar: distribution parameters a draw applies itself (no
+    program of the draw's shape), e.g. ``uniform(key, shape, dtype, low, high)``.
+
+    >>> scalar_parameters(0.0, 2), scalar_parameters(jnp.ones(3))
+    (True, False)
+    """
+    return all(not isinstance(v, jax.core.Tracer) and jnp.ndim(v) == 0 for v in values)
 
 
 def _shape(shape: Sequence[int]) -> tuple[int, ...]:

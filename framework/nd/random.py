@@ -80,6 +80,8 @@ def uniform(low: Any = 0.0, high: Any = 1.0, shape: Any = None, dtype: Any = Non
         ctx: Any = None) -> jax.Array:
     """Uniform on [low, high); array ``low``/``high`` give ``low.shape + shape`` samples."""
     s = _shape(shape, low, high)
+    if _draw.scalar_parameters(low, high):  # drawn and scaled without a program of this shape
+        return place(_draw.uniform(next_key(), s, _dt(dtype), low, high), ctx)
     u = _draw.uniform(next_key(), s, _dt(dtype))
     lo, hi = _expand(low, s), _expand(high, s)
     return place((lo + (hi - lo) * u).astype(_dt(dtype)), ctx)
@@ -90,6 +92,8 @@ def normal(loc: Any = 0.0, scale: Any = 1.0, shape: Any = None, dtype: Any = Non
         ctx: Any = None) -> jax.Array:
     """Normal with mean ``loc`` and standard deviation ``scale``."""
     s = _shape(shape, loc, scale)
+    if _draw.scalar_parameters(loc, scale):
+        return place(_draw.normal(next_key(), s, _dt(dtype), scale, loc), ctx)
     z = _draw.normal(next_key(), s, _dt(dtype))
     return place((_expand(loc, s) + _expand(scale, s) * z).astype(_dt(dtype)), ctx)
 

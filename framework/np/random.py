@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
-from .. import _compile, _draw, _jax_compat
+from .. import _compile, _draw
 from .creation import place
 
 __all__ = [
@@ -99,11 +99,6 @@ def _float(dtype: Any) -> Any:
     return dtype or jnp.float32
 
 
-def _scalars(*values: Any) -> bool:
-    """Whether every value is a concrete scalar (a distribution's parameters a draw can apply)."""
-    return all(not _jax_compat.is_tracer(v) and jnp.ndim(v) == 0 for v in values)
-
-
 def _out(x: jax.Array, ctx: Any, device: Any) -> jax.Array:
     return place(x, ctx, device)
 
@@ -123,7 +118,7 @@ def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None, dtype: Any = None
     if out is not None:
         return _into(out, uniform, low, high)
     shape = _shape(size) if size is not None else jnp.broadcast_shapes(jnp.shape(low), jnp.shape(high))
-    if _scalars(low, high):  # drawn and scaled without a program of this shape
+    if _draw.scalar_parameters(low, high):  # drawn and scaled without a program of this shape
         return _out(_draw.uniform(next_key(), shape, _float(dtype), low, high), ctx, device)
     u = _draw.uniform(next_key(), shape, _float(dtype))
     return _out(low + (jnp.asarray(high) - low) * u, ctx, device).astype(_float(dtype))
@@ -134,7 +129,7 @@ def normal(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, dtype: Any = None
     if out is not None:
         return _into(out, normal, loc, scale)
     shape = _shape(size) if size is not None else jnp.broadcast_shapes(jnp.shape(loc), jnp.shape(scale))
-    if _scalars(loc, scale):
+    if _draw.scalar_parameters(loc, scale):
         return _out(_draw.normal(next_key(), shape, _float(dtype), scale, loc), ctx, device)
     z = _draw.normal(next_key(), shape, _float(dtype))
     return _out((loc + jnp.asarray(scale) * z).astype(_float(dtype)), ctx, device)
