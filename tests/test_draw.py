@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import numpy as onp
 import pytest
 
-from framework import _compile, _draw, init
+from framework import _compile, _draw, init, nd
 from framework import np as fnp
 from tests.conftest import count_compiles
 
@@ -136,3 +136,11 @@ def test_np_random_draws_of_new_shapes_compile_nothing_on_the_cpu():
     assert abs(z.mean() - 1.0) < 0.1 and abs(z.std() - 0.5) < 0.1
     assert u.min() >= -3 and u.max() < 2 and abs(u.mean() + 0.5) < 0.3
     assert all(x.dtype == jnp.float32 for x in got)
+
+
+def test_np_uniform_with_low_above_high_spans_the_interval_as_mxnets():
+    # MXNet 1.9.1: mx.np.random.uniform(1.0, 0.0, size=(1000,)) gave values from 0.0012 to 0.99994
+    for draw in (lambda: fnp.random.uniform(1.0, 0.0, size=(1000,)),
+                 lambda: nd.random.uniform(1.0, 0.0, shape=(1000,))):
+        u = onp.asarray(draw())
+        assert u.min() >= 0.0 and u.max() <= 1.0 and u.min() < 0.1 and u.max() > 0.9

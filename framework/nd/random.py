@@ -80,7 +80,8 @@ def uniform(low: Any = 0.0, high: Any = 1.0, shape: Any = None, dtype: Any = Non
         ctx: Any = None) -> jax.Array:
     """Uniform on [low, high); array ``low``/``high`` give ``low.shape + shape`` samples."""
     s = _shape(shape, low, high)
-    if _draw.scalar_parameters(low, high):  # drawn and scaled without a program of this shape
+    # drawn and scaled without a program of this shape (low > high: values in (high, low], as MXNet's np)
+    if _draw.scalar_parameters(low, high) and bool(low <= high):
         return place(_draw.uniform(next_key(), s, _dt(dtype), low, high), ctx)
     u = _draw.uniform(next_key(), s, _dt(dtype))
     lo, hi = _expand(low, s), _expand(high, s)

@@ -118,7 +118,8 @@ def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None, dtype: Any = None
     if out is not None:
         return _into(out, uniform, low, high)
     shape = _shape(size) if size is not None else jnp.broadcast_shapes(jnp.shape(low), jnp.shape(high))
-    if _draw.scalar_parameters(low, high):  # drawn and scaled without a program of this shape
+    # drawn and scaled without a program of this shape (low > high: values in (high, low], as MXNet's np)
+    if _draw.scalar_parameters(low, high) and bool(low <= high):
         return _out(_draw.uniform(next_key(), shape, _float(dtype), low, high), ctx, device)
     u = _draw.uniform(next_key(), shape, _float(dtype))
     return _out(low + (jnp.asarray(high) - low) * u, ctx, device).astype(_float(dtype))
