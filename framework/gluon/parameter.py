@@ -421,7 +421,9 @@ class Parameter:
         slots = self._grad_slots
         if slots is not None:  # a deferred gradient is replaced, never computed
             data = self._data
-            self._grad_slots = {d: _creation.zeros_like(data[d]) for d in slots}
+            # called every step in a loop that accumulates gradients: the same shapes each time, so
+            # JAX's one compiled fill per shape, not a host allocation and copy per call
+            self._grad_slots = {d: jnp.zeros_like(data[d]) for d in slots}
 
     def cast(self, dtype: Any) -> None:
         self.dtype = jnp.dtype(dtype)
