@@ -147,5 +147,8 @@ like_device_of_tracer|framework/np/creation.py|s/ and isinstance(a, jax.Array) a
 eager_ignores_folding|framework/_jax_compat.py|s/^    return _FOLDING is not None and _FOLDING.value$/    return False/|tests/test_jax_compat.py::test_evaluates_eagerly_follows_the_trace_that_would_take_an_operation
 np_random_affine_per_shape|framework/np/random.py|s/^    if _draw.scalar_parameters(loc, scale):/    if False:/|tests/test_draw.py::test_np_random_draws_of_new_shapes_compile_nothing_on_the_cpu
 uniform_low_above_high_clamped|framework/np/random.py|s/    if _draw.scalar_parameters(low, high) and bool(low <= high):/    if _draw.scalar_parameters(low, high):/|tests/test_draw.py::test_np_uniform_with_low_above_high_spans_the_interval_as_mxnets
+pool_started_lazily|framework/gluon/data/dataloader.py|s/^        if self._num_workers:$/        if False:/|tests/gluon/data/test_data_workers.py::test_workers_start_with_the_loader_and_map_the_dataset_from_one_shared_file
+payload_not_shared|framework/gluon/data/_workers.py|s/^    if hasattr(os, "memfd_create"):/    if False:/|tests/gluon/data/test_data_workers.py::test_workers_start_with_the_loader_and_map_the_dataset_from_one_shared_file
+shared_map_read_only|framework/gluon/data/_worker_main.py|s/access=mmap.ACCESS_COPY/access=mmap.ACCESS_READ/|tests/gluon/data/test_data_workers.py::test_a_transform_may_write_into_its_samples_and_the_main_process_keeps_its_data
 CASES
 exit $status

@@ -1,9 +1,10 @@
 """The program a DataLoader worker process runs (started by ``_workers.py``, loaded from this file).
 
 A worker is a fresh Python interpreter (never a fork of a process running JAX). It reads the pickled
-``(dataset, batchify_fn)`` from its task pipe, then batch tasks, and answers each on its result pipe
-with ``('ok', ticket, batch)`` or ``('err', ticket, summary, traceback)``. It stops when the task pipe
-closes (the DataLoader was deleted, or the main process died) or when the result pipe breaks.
+``(dataset, batchify_fn)`` from its task pipe (the arrays' memory is mapped from the pool's shared
+file), then batch tasks, and answers each on its result pipe with ``('ok', ticket, batch)`` or
+``('err', ticket, summary, traceback)``. It stops when the task pipe closes (the DataLoader was
+deleted, or the main process died) or when the result pipe breaks.
 
 A worker dies with its parent, even one busy in a slow transform: on Linux the kernel sends it SIGKILL
 when the parent dies (``prctl(PR_SET_PDEATHSIG)``, asked for when the pool was started from the main
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import importlib.abc
 import importlib.util
+import mmap
 import os
 import pickle
 import queue
@@ -134,7 +136,21 @@ def _drain(tasks: Connection, inbox: queue.SimpleQueue) -> None:
     os._exit(0)
 
 
-def main(task_fd: int, result_fd: int, lazy: bool = True, parent: int | None = None) -> int:
+def load_payload(first: bytes, shared: int | None) -> Any:
+    """The ``(dataset, batchify_fn)`` of the pool: the pickle of the first message, its large buffers
+    mapped from the shared file (copy-on-write: a transform that writes into a dataset's array changes
+    this worker's copy only)."""
+    head, spans = pickle.loads(first)
+    if shared is None:
+        return pickle.loads(head, buffers=[memoryview(bytearray(0)) for _ in spans])
+    with os.fdopen(shared, "rb", buffering=0) as f:
+        size = os.fstat(f.fileno()).st_size
+        whole = memoryview(mmap.mmap(f.fileno(), size, access=mmap.ACCESS_COPY))
+    return pickle.loads(head, buffers=[whole[start:start + n] for start, n in spans])
+
+
+def main(task_fd: int, result_fd: int, lazy: bool = True, parent: int | None = None,
+         shared: int | None = None) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
     if parent is not None:
         die_with_parent(parent)
@@ -148,7 +164,7 @@ def main(task_fd: int, result_fd: int, lazy: bool = True, parent: int | None = N
             _install_lazy_packages()
         from framework.gluon.data._batching import make_batch
 
-        dataset, batchify_fn = pickle.loads(payload)
+        dataset, batchify_fn = load_payload(payload, shared)
         del payload
     except BaseException as err:  # noqa: BLE001 -- reported to the main process, which raises
         try:

@@ -3,6 +3,9 @@
 Processes are started with :class:`subprocess.Popen` running ``_worker_main.py``: never a fork of this
 process (JAX runs threads here), and never a re-import of the user's ``__main__`` script (which the
 'spawn' and 'forkserver' start methods do, running an unguarded training script once per worker).
+The dataset is pickled once: its large buffers (numpy arrays) are written to one anonymous shared file
+that every worker maps copy-on-write, and only the rest of the pickle goes down the pipes, so starting a
+pool neither waits for each worker to read a copy of the data nor gives each worker a copy of its own.
 Each worker has a task pipe and a result pipe; batch ``k`` of the pool goes to worker ``k % n``, and
 each worker answers in order, so results come back in submission order. A worker that dies closes its
 result pipe, which the main process sees at once: a crash is a ``RuntimeError`` naming the worker
@@ -28,20 +31,22 @@ import pickle
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import types
 from multiprocessing.connection import Connection, Pipe
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as onp
 
 from ...base import FrameworkError
 from ._batching import aligned_empty, make_batch
 
-__all__ = ["ThreadPool", "ProcessPool", "pickle_for_workers", "UnpicklableDatasetError"]
+__all__ = ["ThreadPool", "ProcessPool", "WorkerPayload", "pickle_for_workers", "UnpicklableDatasetError"]
 
+_SHARED_ALIGN = 64  # each buffer of the shared file starts 64-byte aligned, as the arrays of a batch do
 _TIMEOUT_HINT = ("This might be caused by a slow transform: increase timeout= to allow slower data loading "
                  "in each worker.")
 
@@ -61,16 +66,54 @@ class _MainPickler(pickle.Pickler):
         return NotImplemented
 
 
-def pickle_for_workers(dataset: Any, batchify_fn: Any) -> bytes:
+class WorkerPayload(NamedTuple):
+    """``(dataset, batchify_fn)`` pickled for the workers: the pickle without its large buffers
+    (``head``) and those buffers (numpy arrays' memory, not copied), which travel by shared memory."""
+
+    head: bytes
+    buffers: list[memoryview]
+
+
+def pickle_for_workers(dataset: Any, batchify_fn: Any) -> WorkerPayload:
     """``(dataset, batchify_fn)`` pickled for worker processes, or :class:`UnpicklableDatasetError`."""
     buffer = io.BytesIO()
+    buffers: list[pickle.PickleBuffer] = []
     try:
-        _MainPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump((dataset, batchify_fn))
+        _MainPickler(buffer, protocol=5, buffer_callback=buffers.append).dump((dataset, batchify_fn))
+        raws = [b.raw() for b in buffers]
     except UnpicklableDatasetError:
         raise
-    except (pickle.PicklingError, AttributeError, TypeError) as err:
+    except (pickle.PicklingError, AttributeError, TypeError, BufferError) as err:
         raise UnpicklableDatasetError(str(err)) from None
-    return buffer.getvalue()
+    return WorkerPayload(buffer.getvalue(), raws)
+
+
+def _shared_file(buffers: list[memoryview]) -> tuple[int | None, list[tuple[int, int]]]:
+    """The buffers written one after the other (64-byte aligned) into an anonymous file in memory: its
+    descriptor (``None`` without buffers) and each buffer's (offset, size). The file has no name, so
+    nothing is left behind however the processes end; it lives while a descriptor or a mapping does."""
+    spans, offset = [], 0
+    for raw in buffers:
+        offset += -offset % _SHARED_ALIGN
+        spans.append((offset, raw.nbytes))
+        offset += raw.nbytes
+    if offset == 0:
+        return None, spans
+    if hasattr(os, "memfd_create"):
+        fd = os.memfd_create("framework-dataloader", os.MFD_CLOEXEC)
+    else:  # an unlinked temporary file: in the page cache while it is used
+        with tempfile.TemporaryFile() as f:
+            fd = os.dup(f.fileno())
+    try:
+        os.ftruncate(fd, offset)
+        for raw, (start, size) in zip(buffers, spans, strict=True):
+            done = 0
+            while done < size:
+                done += os.pwrite(fd, raw[done:], start + done)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, spans
 
 
 def receive_message(conn: Connection) -> Any:
@@ -196,13 +239,13 @@ _BOOT = ("import importlib.util, json, sys\n"
          "spec = importlib.util.spec_from_file_location('_framework_data_worker', cfg['file'])\n"
          "mod = importlib.util.module_from_spec(spec)\n"
          "spec.loader.exec_module(mod)\n"
-         "sys.exit(mod.main(cfg['tasks'], cfg['results'], cfg['lazy'], cfg['parent']))\n")
+         "sys.exit(mod.main(cfg['tasks'], cfg['results'], cfg['lazy'], cfg['parent'], cfg['shared']))\n")
 
 
 class ProcessPool:
     """``num_workers`` worker processes holding a copy of the dataset; persistent until :meth:`close`."""
 
-    def __init__(self, num_workers: int, payload: bytes, *, lazy_imports: bool = True) -> None:
+    def __init__(self, num_workers: int, payload: WorkerPayload, *, lazy_imports: bool = True) -> None:
         self._workers: list[_Worker] = []
         self._tickets = itertools.count()
         self._inbox: dict[int, tuple[Any, ...]] = {}
@@ -210,29 +253,33 @@ class ProcessPool:
         self._meta: dict[int, tuple[int, Any]] = {}
         self.broken: str | None = None
         env = dict(os.environ, JAX_PLATFORMS="cpu")  # a worker must never claim an accelerator
-        self._env, self._lazy, self._payload = env, lazy_imports, payload
+        self._env, self._lazy = env, lazy_imports
+        self._shared, spans = _shared_file(payload.buffers)
+        self._first = pickle.dumps((payload.head, spans), protocol=5)  # each worker's first message
         try:
             for index in range(num_workers):
-                self._workers.append(self._start(index, env, lazy_imports))
+                self._workers.append(self._start(index))
             for w in self._workers:
-                w.tasks.send_bytes(payload)
+                w.tasks.send_bytes(self._first)
         except BaseException:
             self.close()
             raise
 
-    @staticmethod
-    def _start(index: int, env: dict[str, str], lazy: bool) -> _Worker:
+    def _start(self, index: int) -> _Worker:
         task_r, task_w = Pipe(duplex=False)
         res_r, res_w = Pipe(duplex=False)
         _widen(res_w)
+        _widen(task_w)  # the first message then fits at once (the dataset's arrays are not in it)
         path = [p or os.getcwd() for p in sys.path]  # '' (the current directory) as the parent sees it
         # The parent-death signal fires when the starting THREAD ends: ask for it only from the main thread.
         parent = os.getpid() if threading.current_thread() is threading.main_thread() else None
+        fds = (task_r.fileno(), res_w.fileno()) + (() if self._shared is None else (self._shared,))
         cfg = {"path": path, "file": str(Path(__file__).with_name("_worker_main.py")),
-               "tasks": task_r.fileno(), "results": res_w.fileno(), "lazy": lazy, "parent": parent}
+               "tasks": task_r.fileno(), "results": res_w.fileno(), "lazy": self._lazy, "parent": parent,
+               "shared": self._shared}
         try:
-            proc = subprocess.Popen([sys.executable, "-c", _BOOT, json.dumps(cfg)], env=env,
-                                    stdin=subprocess.DEVNULL, pass_fds=(task_r.fileno(), res_w.fileno()))
+            proc = subprocess.Popen([sys.executable, "-c", _BOOT, json.dumps(cfg)], env=self._env,
+                                    stdin=subprocess.DEVNULL, pass_fds=fds)
         finally:
             task_r.close()
             res_w.close()
@@ -296,9 +343,9 @@ class ProcessPool:
             end.close()
         worker.proc.kill()
         worker.proc.wait()
-        fresh = self._start(worker.index, self._env, self._lazy)
+        fresh = self._start(worker.index)
         self._workers[worker.index] = fresh
-        fresh.tasks.send_bytes(self._payload)
+        fresh.tasks.send_bytes(self._first)
 
     def discard(self, tickets: list[int]) -> None:
         """Results of these tickets are no longer wanted: drop them when they arrive."""
@@ -323,6 +370,9 @@ class ProcessPool:
     def close(self) -> None:
         """Stop the workers (closing the task pipe ends them; stragglers are killed) and reap them."""
         workers, self._workers = self._workers, []
+        shared, self._shared = self._shared, None
+        if shared is not None:  # the workers' mappings keep the memory while they run
+            os.close(shared)
         for w in workers:
             w.tasks.close()
             w.results.close()

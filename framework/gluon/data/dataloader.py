@@ -97,7 +97,9 @@ class DataLoader:
     batchify_fn : callable
         Makes a batch of a list of samples (default: stack; tuple samples give a list of batches).
     num_workers : int
-        Worker processes (0: load in the calling thread).
+        Worker processes (0: load in the calling thread). As in MXNet 1.x, the workers start here, in
+        the constructor, so they load the dataset while the rest of the program is set up; they persist
+        until the loader is deleted.
     pin_memory, pin_device_id : bool, int
         Accepted for compatibility: batches are always placed on the CPU device, whose buffers JAX
         transfers to accelerators itself.
@@ -145,6 +147,8 @@ class DataLoader:
         self._batchify_fn = None if batchify_fn is default_batchify_fn else batchify_fn
         self._worker_pool: ThreadPool | ProcessPool | None = None
         self._finalizer: weakref.finalize | None = None
+        if self._num_workers:
+            self._pool()
 
     def __len__(self) -> int:
         return len(self._batch_sampler)
@@ -162,7 +166,8 @@ class DataLoader:
             yield _place(make_batch(self._dataset, _as_indices(indices), self._batchify_fn, seed, b))
 
     def _pool(self) -> ThreadPool | ProcessPool:
-        """The persistent worker pool, started on first use and reused by every epoch."""
+        """The persistent worker pool, started by the constructor (again by the next epoch after a
+        worker died) and reused by every epoch."""
         if self._worker_pool is None:
             pool: ThreadPool | ProcessPool
             if self._thread_pool:
@@ -176,7 +181,7 @@ class DataLoader:
                         f"processes: {err}. Loading with {self._num_workers} threads instead "
                         "(thread_pool=True). Define datasets, transforms and batchify functions in an "
                         "importable module (not in the main script, not as lambdas) to use processes.",
-                        RuntimeWarning, stacklevel=4)
+                        RuntimeWarning, stacklevel=3)
                     self._thread_pool = True
                     return self._pool()
                 pool = ProcessPool(self._num_workers, payload)

@@ -63,3 +63,11 @@ class HangWhileFlag:
         if int(y) == self.label and os.path.exists(self.flag):
             time.sleep(3600)
         return x, y
+
+
+def read_then_zero(x, y):
+    """A ``transform`` (data, label) that writes into its input: returns a copy of the sample, then
+    overwrites the sample where it lies in the dataset with zeros."""
+    out = x.copy()
+    x[...] = 0
+    return out, y

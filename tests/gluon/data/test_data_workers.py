@@ -78,6 +78,40 @@ def test_workers_give_the_batches_of_num_workers_0_and_are_cleaned_up():
     assert _wait_gone(pids, 5) == []
 
 
+def _maps_of(pid: int) -> str:
+    return Path(f"/proc/{pid}/maps").read_text()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_workers_start_with_the_loader_and_map_the_dataset_from_one_shared_file():
+    ds = _dataset(64)
+    loader = data.DataLoader(ds, 8, num_workers=2)
+    pids = loader._worker_pool.pids  # started by the constructor, as MXNet 1.x's pool
+    assert len(pids) == 2 and all(_alive(p) for p in pids)
+    got = _epoch(loader)  # each worker has loaded the dataset once it answered
+    onp.testing.assert_array_equal(onp.concatenate([x for x, _ in got]), ds._data[0])
+    for pid in pids:  # one mapping of the one anonymous file: the arrays never went down a pipe
+        assert "memfd:framework-dataloader" in _maps_of(pid)
+
+
+def test_without_memfd_the_shared_file_is_an_unlinked_temporary_file(monkeypatch):
+    monkeypatch.delattr(os, "memfd_create", raising=False)  # as on macOS
+    ds = _dataset(24)
+    got = _epoch(data.DataLoader(ds, 8, num_workers=2))
+    onp.testing.assert_array_equal(onp.concatenate([x for x, _ in got]), ds._data[0])
+
+
+def test_a_transform_may_write_into_its_samples_and_the_main_process_keeps_its_data():
+    ds = _dataset(16)
+    before = ds._data[0].copy()
+    loader = data.DataLoader(ds.transform(helpers.read_then_zero), 4, num_workers=2)
+    got = onp.concatenate([x for x, _ in _epoch(loader)])
+    onp.testing.assert_array_equal(got, before)  # the workers' arrays are writable (copy-on-write)
+    onp.testing.assert_array_equal(ds._data[0], before)
+    fresh = data.DataLoader(ds.transform(helpers.read_then_zero), 4, num_workers=2)
+    onp.testing.assert_array_equal(onp.concatenate([x for x, _ in _epoch(fresh)]), before)
+
+
 def test_samples_are_loaded_in_the_workers():
     loader = data.DataLoader(_dataset(8).transform(helpers.pid_of_worker), 2, num_workers=2)
     pids = set(loader._pool().pids)
@@ -118,8 +152,8 @@ def test_a_worker_that_cannot_load_the_dataset_says_why(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(os.fspath(tmp_path))
     import vanishing_transforms
 
-    loader = data.DataLoader(_dataset(4).transform_first(vanishing_transforms.ident), 2, num_workers=1)
     module.unlink()  # the workers cannot import what the main process could
+    loader = data.DataLoader(_dataset(4).transform_first(vanishing_transforms.ident), 2, num_workers=1)
     with pytest.raises(RuntimeError, match=r"(?s)DataLoader worker 0 \(pid \d+\) could not load the "
                                            r"dataset:.*No module named 'vanishing_transforms'"):
         list(loader)
@@ -153,9 +187,11 @@ def test_a_thread_worker_times_out_naming_the_thread_and_the_samples():
 
 
 def test_unpicklable_datasets_fall_back_to_threads():
-    loader = data.DataLoader(_dataset(6).transform_first(lambda x: x[:1]), 3, num_workers=2)
-    with pytest.warns(RuntimeWarning, match=r"cannot be sent to worker processes.*Loading with 2 threads"):
-        batches = _epoch(loader)
+    fallback = r"cannot be sent to worker processes.*Loading with 2 threads"
+    with pytest.warns(RuntimeWarning, match=fallback) as seen:
+        loader = data.DataLoader(_dataset(6).transform_first(lambda x: x[:1]), 3, num_workers=2)
+    assert seen[0].filename == __file__  # the warning points at the user's line
+    batches = _epoch(loader)
     assert [b[0].shape for b in batches] == [(3, 1, 6, 3)] * 2
     assert loader._thread_pool
 
