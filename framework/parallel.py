@@ -3,9 +3,9 @@
 ``DataParallel(net, loss, trainer)`` builds ONE XLA program per step -- forward, backward, ``lax.psum`` of
 the gradients over the device axis, the optax update -- mapped over the devices with ``jax.pmap``.
 Parameters and optimizer state are replicated; batches are sharded along axis 0; buffers are donated.
-``epoch(...)`` runs a whole epoch of device-resident data, shuffled on the device, as a few programs of
-unrolled steps (or as one ``lax.scan`` program). The semantics are the Gluon loop's: gradients summed
-over devices and scaled by ``1/batch_size``.
+``epoch(...)`` runs a whole epoch of device-resident data, shuffled on the device, as one ``lax.scan``
+program on CPUs (a few programs of unrolled steps on accelerators). The semantics are the Gluon
+loop's: gradients summed over devices and scaled by ``1/batch_size``.
 
 >>> import jax
 >>> from framework import gluon, np, parallel
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import jax
 import jax.numpy as jnp
@@ -255,9 +255,8 @@ class DataParallel:
         training step of this module (a single batch is the chunk of one step, ``order=None``: ``data``,
         ``label`` and ``valid`` are then this device's part of the batch).
 
-        Unrolled rather than a ``lax.scan``: XLA:CPU runs a while-loop body about 1.6x slower than the
-        same steps unrolled (measured on the seed's LeNet), and one program per chunk of steps keeps
-        compile time bounded while dispatching rarely.
+        Unrolled steps dispatch rarely without a while loop, whose condition an accelerator reads back
+        every iteration; :meth:`epoch` scans single steps on CPUs instead (it compiles faster there).
         """
         index = jax.lax.axis_index(self.axis_name)
         key = jax.random.wrap_key_data(key)
@@ -288,16 +287,21 @@ class DataParallel:
         return jax.lax.scan(body, carry, first + jnp.arange(steps))
 
     def epoch(self, data: Any, label: Any, batch_size: int, key: jax.Array | None = None, *,
-              shuffle: bool = True, steps_per_program: int | None = 8) -> jax.Array:
+              shuffle: bool = True, steps_per_program: int | None | Literal["auto"] = "auto") -> jax.Array:
         """A whole epoch over device-resident data (copied to every device once and cached for the same
         ``data`` object), ``steps_per_program`` unrolled steps per compiled program, or with ``None`` the
-        whole epoch as ONE ``lax.scan`` program (slower on XLA:CPU, whose while loops run their body about
-        1.6x slower than unrolled steps). Returns the per-batch summed losses (on the device).
+        whole epoch as ONE ``lax.scan`` program. ``"auto"`` (the default) is the whole-epoch program on
+        CPU devices and programs of 8 unrolled steps on accelerators, where a while loop's every
+        iteration reads its condition back to the host. On XLA:CPU (JAX 0.10.2, the seed's LeNet, one
+        and two devices) the scan compiles about 2.5x faster than 8 unrolled steps and runs an epoch as
+        fast or faster (``notes/speed.md``). Returns the per-batch summed losses (on the device).
 
         The order is ``jax.random.permutation(key, len(data))`` (identity with ``shuffle=False``),
         computed on the devices; the last batch is kept, padded and masked, as
         ``DataLoader(last_batch='keep')``.
         """
+        if steps_per_program == "auto":
+            steps_per_program = None if self.devices[0].platform == "cpu" else 8
         n_total = int(data.shape[0])
         if batch_size % self.n:
             raise ValueError(

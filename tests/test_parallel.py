@@ -120,6 +120,19 @@ def test_epoch_program_equals_steps(steps_per_program):
     close(params_of(net_a), params_of(net_b))
 
 
+def test_an_epoch_on_cpus_is_one_scan_program_by_default(monkeypatch):
+    net = make_net()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    loss = gluon.loss.SoftmaxCrossEntropyLoss()
+    step = parallel.DataParallel(net, loss, trainer, devices=jax.devices()[:2])
+    used = []
+    program = step._program
+    monkeypatch.setattr(step, "_program", lambda name, *a, **k: used.append(name) or program(name, *a, **k))
+    x = onp.random.RandomState(0).rand(40, 1, 10, 10).astype(onp.float32)
+    losses = step.epoch(x, onp.zeros(40, onp.int32), batch_size=4)
+    assert losses.shape == (10,) and used == ["order", "scan"]  # not 8 + 2 unrolled steps
+
+
 def test_split_data_error_text():
     with pytest.raises(ValueError, match="cannot be evenly split into 3 slices along axis 0. Use a batch "
                        "size that's multiple of 3 or set even_split=False"):

@@ -150,5 +150,6 @@ uniform_low_above_high_clamped|framework/np/random.py|s/    if _draw.scalar_para
 pool_started_lazily|framework/gluon/data/dataloader.py|s/^        if self._num_workers:$/        if False:/|tests/gluon/data/test_data_workers.py::test_workers_start_with_the_loader_and_map_the_dataset_from_one_shared_file
 payload_not_shared|framework/gluon/data/_workers.py|s/^    if hasattr(os, "memfd_create"):/    if False:/|tests/gluon/data/test_data_workers.py::test_workers_start_with_the_loader_and_map_the_dataset_from_one_shared_file
 shared_map_read_only|framework/gluon/data/_worker_main.py|s/access=mmap.ACCESS_COPY/access=mmap.ACCESS_READ/|tests/gluon/data/test_data_workers.py::test_a_transform_may_write_into_its_samples_and_the_main_process_keeps_its_data
+epoch_unrolled_on_cpu|framework/parallel.py|s/            steps_per_program = None if self.devices\[0\].platform == "cpu" else 8/            steps_per_program = 8/|tests/test_parallel.py::test_an_epoch_on_cpus_is_one_scan_program_by_default
 CASES
 exit $status
