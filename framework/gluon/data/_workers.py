@@ -243,7 +243,8 @@ _BOOT = ("import importlib.util, json, sys\n"
 
 
 class ProcessPool:
-    """``num_workers`` worker processes holding a copy of the dataset; persistent until :meth:`close`."""
+    """``num_workers`` worker processes sharing the dataset's arrays (one mapped file); persistent until
+    :meth:`close`."""
 
     def __init__(self, num_workers: int, payload: WorkerPayload, *, lazy_imports: bool = True) -> None:
         self._workers: list[_Worker] = []
