@@ -63,7 +63,9 @@ def test_fused_chains_give_the_unfused_outputs_and_gradients(act):
     assert convolutions(sym, fast=True) == 0 and convolutions(sym, fast=False) == 2
     out0, g0 = train_step(sym, fast=False)
     out1, g1 = train_step(sym, fast=True)
-    onp.testing.assert_allclose(out1, out0, rtol=1e-5, atol=1e-6)
+    # probabilities of logits that are 500-term float32 sums in another order: on an AVX-512 machine
+    # (2026-12-07) the relu net's logits moved by ~3e-5 and a probability of 0.44 by 7.5e-6
+    onp.testing.assert_allclose(out1, out0, rtol=1e-5, atol=2e-5)
     assert sorted(g1) == sorted(g0)
     for k in g0:  # float32 rounding of 500-term sums in another order: relative to the gradient's scale
         scale = float(onp.max(onp.abs(g0[k])))
