@@ -231,9 +231,14 @@ class DataParallel:
                 self._replicate(key))
         step = self._program("steps", self._chunk_fn, static=(9, 10))
         self._carry, loss = step(self._carry, *args, 1, self._batch // self.n_local)
-        if self._serial_guard:  # XLA:CPU all-reduce can deadlock under back-to-back dispatch (FACTS)
-            loss.block_until_ready()
-        return _first(loss)[0]
+        return _first(self._settled(loss))[0]
+
+    def _settled(self, out: jax.Array) -> jax.Array:
+        """``out``, waited for on several CPU devices: XLA:CPU's all-reduce can deadlock when programs
+        holding one are dispatched back to back (FACTS)."""
+        if self._serial_guard:
+            out.block_until_ready()
+        return out
 
     def _next_hyper(self, batch_size: int) -> tuple[onp.float32, onp.float32]:
         rescale = onp.float32(self._scale / batch_size)
@@ -292,9 +297,10 @@ class DataParallel:
         ``data`` object), ``steps_per_program`` unrolled steps per compiled program, or with ``None`` the
         whole epoch as ONE ``lax.scan`` program. ``"auto"`` (the default) is the whole-epoch program on
         CPU devices and programs of 8 unrolled steps on accelerators, where a while loop's every
-        iteration reads its condition back to the host. On XLA:CPU (JAX 0.10.2, the seed's LeNet, one
-        and two devices) the scan compiles about 2.5x faster than 8 unrolled steps and runs an epoch as
-        fast or faster (``notes/speed.md``). Returns the per-batch summed losses (on the device).
+        iteration reads its condition back to the host. On XLA:CPU (JAX 0.10.2 and 0.12.1, the seed's
+        LeNet, one and two devices) the scan compiles about 2.5x faster than 8 unrolled steps and runs
+        an epoch as fast or faster (``notes/speed.md``). Returns the per-batch summed losses (on the
+        device).
 
         The order is ``jax.random.permutation(key, len(data))`` (identity with ``shuffle=False``),
         computed on the devices; the last batch is kept, padded and masked, as
@@ -322,16 +328,14 @@ class DataParallel:
             self._carry, losses = self._program("scan", self._scan_fn, static=(9, 10))(
                 self._carry, data_r, label_r, order, valid, self._replicate(onp.int32(0)),
                 self._replicate(lrs), rescale, keys, steps, per_device)
-            return _first(losses)
+            return _first(self._settled(losses))
         losses = []
         for first in range(0, steps, steps_per_program):
             n_steps = min(steps_per_program, steps - first)
             self._carry, chunk = self._program("steps", self._chunk_fn, static=(9, 10))(
                 self._carry, data_r, label_r, order, valid, self._replicate(onp.int32(first)),
                 self._replicate(lrs[first:first + n_steps]), rescale, keys, n_steps, per_device)
-            if self._serial_guard:
-                chunk.block_until_ready()
-            losses.append(_first(chunk))
+            losses.append(_first(self._settled(chunk)))
         return jnp.concatenate(losses)
 
     def _resident(self, x: Any) -> Any:
