@@ -101,9 +101,9 @@ def imresize(src: Any, w: int, h: int, interp: int = 1) -> Any:
 def _like(src: Any, out: onp.ndarray) -> Any:
     if isinstance(src, onp.ndarray):
         return out
-    import jax.numpy as jnp
+    import jax
 
-    return jnp.asarray(out)
+    return jax.device_put(out)  # jnp.asarray would run a program of each new image shape (JAX 0.10-0.12)
 
 
 def resize_short(src: Any, size: int, interp: int = 2) -> Any:

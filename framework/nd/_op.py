@@ -19,6 +19,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as onp
 
 from ..np.dispatch import recordable
 
@@ -68,6 +69,8 @@ def as_array(x: Any) -> jax.Array:
         return x
     if isinstance(x, (int, float)):
         return jnp.asarray(x, jnp.float32)
+    if isinstance(x, onp.ndarray):  # placed: jnp.asarray runs a program of each new shape (JAX 0.10-0.12)
+        return jax.device_put(x)
     return jnp.asarray(x)
 
 

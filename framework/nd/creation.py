@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 
 from ..device import resolve
-from ..np.creation import filled, place
+from ..np.creation import filled, from_host, place
 from ._op import nd_op
 
 __all__ = [
@@ -41,6 +41,9 @@ def array(source_array: Any, ctx: Any = None, dtype: Any = None) -> jax.Array:
     """
     if dtype is None:
         dtype = source_array.dtype if isinstance(source_array, jax.Array) else _F32
+    made = from_host(source_array, dtype, resolve(ctx))
+    if made is not None:
+        return made
     return place(jnp.asarray(source_array, dtype=dtype), ctx)
 
 

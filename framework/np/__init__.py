@@ -38,6 +38,7 @@ from .creation import (
 )
 from .dispatch import recordable as _recordable
 from .joining import concatenate, stack
+from .selection import argwhere, extract, flatnonzero, nonzero, unique
 from .textio import genfromtxt, min_scalar_type
 
 ndarray = _jnp.ndarray
@@ -68,19 +69,24 @@ __all__ = [
     "ndarray",
     "stack",
     "concatenate",
+    "nonzero",
+    "flatnonzero",
+    "argwhere",
+    "extract",
+    "unique",
     "genfromtxt",
     "min_scalar_type",
     *_compat_all,
 ]
 
 
-def _recordable_compat() -> None:
-    for _name in _compat_all:
+def _make_recordable() -> None:
+    for _name in (*_compat_all, "nonzero", "flatnonzero", "argwhere", "extract", "unique"):
         if callable(globals()[_name]):
             globals()[_name] = _recordable(globals()[_name])
 
 
-_recordable_compat()
+_make_recordable()
 
 
 def __getattr__(name: str):

@@ -25,7 +25,7 @@ from ..device import current_device, resolve
 __all__ = [
     "array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "logspace",
     "eye", "identity", "zeros_like", "ones_like", "full_like", "empty_like", "place", "made_on_host",
-    "filled",
+    "filled", "from_host",
 ]
 
 _DEFAULT_FLOAT = jnp.float32
@@ -85,7 +85,28 @@ def array(object: Any, dtype: Any = None, ctx: Any = None, *, device: Any = None
     if dtype is None and not _is_array(object):
         as_np = onp.asarray(object)
         dtype = onp.bool_ if as_np.dtype == onp.bool_ else _DEFAULT_FLOAT
+    made = from_host(object, dtype, resolve(ctx, device))
+    if made is not None:
+        return made
     return place(jnp.array(object, dtype=dtype, copy=copy), ctx, device)
+
+
+def from_host(obj: Any, dtype: Any, device: jax.Device | None) -> jax.Array | None:
+    """Host data (a list, a NumPy array, a number) as an array of ``dtype`` (None: JAX's dtype for it)
+    placed on ``device`` (or the current device), where :func:`made_on_host` can; None for a jax array
+    or where JAX must make it. ``jnp.array`` of host data runs a program of each new shape (JAX 0.10-0.12),
+    placing a NumPy array none.
+
+    >>> from_host([1, 2], "int32", None).dtype
+    dtype('int32')
+    """
+    if isinstance(obj, jax.Array):
+        return None
+    return made_on_host(_host_array, device, obj, dtype)
+
+
+def _host_array(obj: Any, dtype: Any) -> onp.ndarray:
+    return onp.array(obj, dtype=_dtype(onp.asarray(obj).dtype if dtype is None else dtype))
 
 
 def asarray(obj: Any, dtype: Any = None, ctx: Any = None, *, device: Any = None) -> jax.Array:

@@ -88,7 +88,8 @@ def nonzero(a: Any) -> jax.Array:
                         "use np.nonzero(x, size=N) with a fixed size.")
     host = onp.asarray(a)
     host = host.reshape(1) if host.ndim == 0 else host
-    return jnp.asarray(onp.stack(onp.nonzero(host), axis=1), dtype=_INDEX)
+    # placed, not jnp.asarray'd: JAX (0.10-0.12) runs a program of each new shape for the latter
+    return jax.device_put(onp.ascontiguousarray(onp.stack(onp.nonzero(host), axis=1), dtype=_INDEX))
 
 
 def reshape_like(lhs: jax.Array, rhs: jax.Array, lhs_begin: int | None = None, lhs_end: int | None = None,

@@ -10,6 +10,7 @@ import numpy as onp
 import pytest
 
 from framework import image
+from tests.conftest import count_compiles
 
 REF = Path(__file__).resolve().parents[1] / "reference" / "recordio"
 
@@ -37,6 +38,17 @@ def test_imread_imresize_keep_content_and_array_kind(tmp_path):
     assert isinstance(up, jax.Array) and up.shape == (6, 8, 3) and bool((up == 77).all())
     nearest = image.imresize(img, 16, 12, interp=0)
     onp.testing.assert_array_equal(nearest[::2, ::2], img)
+
+
+def test_resizing_jax_images_of_new_sizes_compiles_nothing():
+    src = jax.device_put(onp.full((5, 7, 3), 9, onp.uint8))
+
+    def new_sizes():
+        for w in (9, 11, 13):
+            out = image.imresize(src, w, w + 1)
+            assert isinstance(out, jax.Array) and out.shape == (w + 1, w, 3) and out.dtype == onp.uint8
+
+    assert count_compiles(new_sizes) == 0
 
 
 def test_color_normalize_on_jax_arrays():

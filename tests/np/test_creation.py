@@ -31,6 +31,21 @@ CASES = [
     ("nd zeros", lambda: nd.zeros((2, 5)), lambda: jnp.zeros((2, 5), jnp.float32)),
     ("nd full", lambda: nd.full((3,), 7, dtype="int32"), lambda: jnp.full((3,), 7, jnp.int32)),
     ("nd empty", lambda: nd.empty(4), lambda: jnp.zeros(4, jnp.float32)),
+    ("array list", lambda: fnp.array([[1, 2], [3, 4]]), lambda: jnp.array([[1, 2], [3, 4]], jnp.float32)),
+    ("array numpy float64", lambda: fnp.array(onp.linspace(0, 1, 7)),
+     lambda: jnp.array(onp.linspace(0, 1, 7))),
+    ("array numpy int64", lambda: fnp.array(onp.arange(5)), lambda: jnp.array(onp.arange(5))),
+    ("array to int", lambda: fnp.array([1.7, -1.7, 2.5], dtype="int32"),
+     lambda: jnp.array([1.7, -1.7, 2.5], jnp.int32)),
+    ("array bool", lambda: fnp.array([True, False]), lambda: jnp.array([True, False])),
+    ("array of arrays", lambda: fnp.array([jnp.ones(2), jnp.arange(2.0)]),
+     lambda: jnp.array([jnp.ones(2), jnp.arange(2.0)])),
+    ("array bf16", lambda: fnp.array([1.1, 2.3], dtype="bfloat16"),
+     lambda: jnp.array([1.1, 2.3], jnp.bfloat16)),
+    ("asarray list", lambda: fnp.asarray([0.5, 1.5]), lambda: jnp.array([0.5, 1.5], jnp.float32)),
+    ("nd array", lambda: nd.array([[1, 2, 3]]), lambda: jnp.array([[1, 2, 3]], jnp.float32)),
+    ("nd array numpy", lambda: nd.array(onp.arange(4), dtype="int32"),
+     lambda: jnp.arange(4, dtype=jnp.int32)),
 ]
 
 
@@ -49,6 +64,8 @@ def test_new_shapes_compile_nothing_outside_a_trace():
         for n in (13, 17, 19):
             fnp.zeros((n, 2)), fnp.ones(n), fnp.full((n,), 0.5), fnp.arange(n), fnp.arange(0, n, 0.5)
             fnp.zeros_like(fnp.ones((n, 3))), nd.zeros((n,)), nd.ones((2, n)), nd.full((n,), 3)
+            fnp.array(list(range(n))), fnp.array(onp.ones((n, 2))), fnp.array([1.5] * n, dtype="int32")
+            nd.array(onp.ones(n)), fnp.asarray([[0.5] * n])
     assert count_compiles(new_shapes) == 0
 
 
@@ -67,6 +84,7 @@ def test_inside_a_trace_creation_is_part_of_the_program():
 def test_made_on_the_named_device():
     device = jax.devices()[-1]
     for x in (fnp.zeros((2,), ctx=npx.cpu(device.id)), fnp.arange(3, device=device),
-              nd.ones((2,), npx.cpu(device.id)), fnp.zeros_like(jax.device_put(jnp.ones(2), device))):
+              nd.ones((2,), npx.cpu(device.id)), fnp.zeros_like(jax.device_put(jnp.ones(2), device)),
+              fnp.array([1, 2], ctx=npx.cpu(device.id)), nd.array(onp.ones(2), npx.cpu(device.id))):
         assert x.devices() == {device} and x.committed
     assert fnp.zeros((2,)).devices() == {jax.devices()[0]}
