@@ -124,3 +124,15 @@ def test_compare_averages_seeded_runs(tmp_path, capsys):
     assert s0[1:4] == ["3.0000", "2.0000", "+50.0%"] and s0[-1] == "(1)" and "(2)" in s0
     s1 = next(line for line in lines if "s1.md" in line).split()
     assert s1[1:4] == ["4.0000", "5.0000", "-20.0%"]
+
+
+def test_sections_on_framework_never_wait_for_downloads(tmp_path, monkeypatch):
+    import argparse
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("d2l_runner", ROOT / "tools" / "corpus" / "d2l.py")
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    monkeypatch.delenv("FRAMEWORK_OFFLINE", raising=False)  # the tests' own environment sets it
+    args = argparse.Namespace(engine="framework", extra_path=None, data=None)
+    assert runner._engine_env(args, tmp_path)["FRAMEWORK_OFFLINE"] == "1"
