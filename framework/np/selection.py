@@ -39,8 +39,8 @@ def _host(*arrays: Any) -> tuple[list[onp.ndarray], jax.Device | None] | None:
     values, device = [], None
     for a in arrays:
         if isinstance(a, jax.Array):
-            if _jax_compat.is_tracer(a) or not a.is_fully_addressable:
-                return None
+            if _jax_compat.is_tracer(a) or not a.is_fully_addressable or a.weak_type:
+                return None  # (a weak type, a Python number's, stays JAX's to carry)
             devices = a.devices()
             if len(devices) != 1:
                 return None
@@ -66,7 +66,7 @@ def _index(host: onp.ndarray, device: jax.Device | None) -> jax.Array:
 def _put(host: onp.ndarray, device: jax.Device | None) -> jax.Array:
     # jax.device_put, not jnp.asarray: JAX (0.10-0.12) runs a program of the array's shape for the latter.
     # (device None: JAX's default device, uncommitted, as JAX leaves the result of an uncommitted input)
-    return jax.device_put(onp.ascontiguousarray(host), device)
+    return jax.device_put(host if host.flags.c_contiguous else host.copy(order="C"), device)
 
 
 def _eager(jnp_fn: Callable[..., Any], host_fn: Callable[..., Any], doc_name: str) -> Callable[..., Any]:

@@ -96,6 +96,13 @@ def test_what_jax_refuses_it_refuses():
         fnp.nonzero([1, 0])
 
 
+def test_zero_dimensional_and_weakly_typed_inputs():
+    for x in (jnp.asarray(onp.float32(3.0)), jnp.asarray(3.0)):  # a Python number's array is weakly typed
+        _same(fnp.unique(x, return_inverse=True), jnp.unique(x, return_inverse=True))
+        assert fnp.unique(x).weak_type == jnp.unique(x).weak_type
+        _same(fnp.argwhere(x), jnp.argwhere(x))
+
+
 def test_numpy_inputs_and_other_dtypes():
     value = INPUTS["int 2-d"]
     _same(fnp.nonzero(value), jnp.nonzero(value))
