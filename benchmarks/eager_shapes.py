@@ -145,21 +145,24 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ours = run_framework(n)
     theirs = run_mxnet(args.mxnet_python, n)
     print(f"eager loops of new shapes ({n['boxes']} boxes, {n['points']} points), seconds:")
+    rows = []
     for name, r in ours.items():
+        row = {"loop": name, "steps": r["steps"], "programs": r["programs"], "framework_s": r["seconds"],
+               "mxnet_s": None, "vs_mxnet": None}
         line = f"  {name}: framework {r['seconds']:.2f} s, {r['steps']} steps, {r['programs']} programs"
         if theirs is not None:
             m = theirs[name]
-            line += f"; MXNet 1.9.1 {m['seconds']:.3f} s ({r['seconds'] / m['seconds']:.1f}x)"
+            row.update(mxnet_s=m["seconds"], vs_mxnet=r["seconds"] / m["seconds"])
+            line += f"; MXNet 1.9.1 {m['seconds']:.3f} s ({row['vs_mxnet']:.1f}x)"
+        rows.append(row)
         print(line)
     if theirs is None:
         print("  MXNet 1.9.1: not available (--mxnet-python)")
-    result = {"sizes": n, "framework": ours, "mxnet": theirs}
-    out_dir = args.out or os.path.join(os.path.dirname(__file__), "results")
-    os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "eager_shapes.json"), "w") as f:
-        json.dump(result, f, indent=1)
-    return result
+    from .common import write_results
 
+    write_results("eager_shapes", rows, list(rows[0]), {"sizes": n}, out=args.out, bar_key="framework_s",
+                  label_key="loop", title="Eager loops of new shapes, framework beside MXNet 1.9.1")
+    return {"sizes": n, "framework": ours, "mxnet": theirs}
 
 if __name__ == "__main__":
     main()
