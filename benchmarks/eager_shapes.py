@@ -27,7 +27,6 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -125,7 +124,7 @@ def run_framework(n: dict[str, int]) -> dict[str, Any]:
 def run_mxnet(python: str, n: dict[str, int]) -> dict[str, Any] | None:
     if not os.path.exists(python):
         return None
-    code = textwrap.dedent(LOOPS) + MXNET_MAIN
+    code = LOOPS + MXNET_MAIN
     done = subprocess.run([python, "-c", code, json.dumps(n)], capture_output=True, text=True, timeout=1800)
     if done.returncode != 0:
         print(f"MXNet run failed: {done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)

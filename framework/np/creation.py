@@ -83,8 +83,8 @@ def array(object: Any, dtype: Any = None, ctx: Any = None, *, device: Any = None
           copy: bool = True) -> jax.Array:
     """``np.array``: arrays keep their dtype; Python numbers and lists become float32 (MXNet)."""
     if dtype is None and not _is_array(object):
-        as_np = onp.asarray(object)
-        dtype = onp.bool_ if as_np.dtype == onp.bool_ else _DEFAULT_FLOAT
+        object = onp.asarray(object)  # host data (a list ...), converted once
+        dtype = onp.bool_ if object.dtype == onp.bool_ else _DEFAULT_FLOAT
     made = from_host(object, dtype, resolve(ctx, device))
     if made is not None:
         return made

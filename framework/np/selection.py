@@ -30,31 +30,25 @@ from .. import _jax_compat
 __all__ = ["nonzero", "flatnonzero", "argwhere", "extract", "unique"]
 
 
-def _host(*arrays: Any) -> tuple[list[onp.ndarray], jax.Device | None] | None:
-    """The arrays' values in host memory and the device to place results on (None: JAX's default
-    device, uncommitted), or None where ``jax.numpy`` must compute: inside a trace, for a value that is
-    not an array, or for one that is not on a single CPU device."""
+def _host(a: Any) -> tuple[onp.ndarray, jax.Device | None] | None:
+    """``a``'s values in host memory and the device to place results on (None: JAX's default device,
+    uncommitted), or None where ``jax.numpy`` must compute: inside a trace, for a value that is not an
+    array, or for one that is not on a single CPU device."""
     if not _jax_compat.evaluates_eagerly():
         return None
-    values, device = [], None
-    for a in arrays:
-        if isinstance(a, jax.Array):
-            if _jax_compat.is_tracer(a) or not a.is_fully_addressable or a.weak_type:
-                return None  # (a weak type, a Python number's, stays JAX's to carry)
-            devices = a.devices()
-            if len(devices) != 1:
-                return None
-            (dev,) = devices
-            if dev.platform != "cpu":
-                return None
-            if a.committed:
-                if device is not None and dev != device:
-                    return None  # JAX refuses arrays committed to different devices
-                device = dev
-        elif not isinstance(a, (onp.ndarray, onp.generic)):
+    if isinstance(a, jax.Array):
+        if _jax_compat.is_tracer(a) or not a.is_fully_addressable or a.weak_type:
+            return None  # (a weak type, a Python number's, stays JAX's to carry)
+        devices = a.devices()
+        if len(devices) != 1:
             return None
-        values.append(onp.asarray(a))
-    return values, device
+        (device,) = devices
+        if device.platform != "cpu":
+            return None
+        return onp.asarray(a), device if a.committed else None
+    if isinstance(a, (onp.ndarray, onp.generic)):
+        return onp.asarray(a), None
+    return None
 
 
 def _index(host: onp.ndarray, device: jax.Device | None) -> jax.Array:
@@ -79,8 +73,7 @@ def _eager(jnp_fn: Callable[..., Any], host_fn: Callable[..., Any], doc_name: st
             if found is not None:
                 kwargs.pop("size", None)
                 kwargs.pop("fill_value", None)
-                (value,), device = found
-                out = host_fn(value, device, *rest, **kwargs)
+                out = host_fn(*found, *rest, **kwargs)
                 if out is not None:
                     return out
         return jnp_fn(a, *rest, **kwargs)
@@ -111,9 +104,9 @@ def _extract(condition: onp.ndarray, device: jax.Device | None, arr: Any) -> jax
     found = _host(arr)
     if found is None:
         return None
-    (values,), arr_device = found
+    values, arr_device = found
     if device is not None and arr_device is not None and device != arr_device:
-        return None
+        return None  # JAX refuses arrays committed to different devices
     flat = values.reshape(-1)
     keep = onp.flatnonzero(condition.reshape(-1))
     if keep.size and keep[-1] >= flat.size:
