@@ -10,11 +10,12 @@ and statistics code writes them:
   length.
 
 Every step is a new shape. MXNet runs each operation as a kernel; JAX compiles a program for each
-primitive on each new shape (20-40 ms each on XLA:CPU), which the framework avoids only where it runs
-the function itself (``np.nonzero`` and the other value-shaped functions, creation from host data):
-the operators and indexing of ``jax.Array`` are JAX's. Prints seconds per loop, the programs compiled
-(``jax.monitoring``) and the ratio to MXNet's time in the same run (``--mxnet-python``, default
-``/tmp/mx/bin/python``; skipped when absent). ``python -m benchmarks.eager_shapes [--quick]``.
+primitive on each new shape (20-40 ms each on XLA:CPU). The loops are compiled as ``framework.run``
+compiles the code it runs (:mod:`framework.port.operators`), so their operators, indexing and ``np``
+functions run first-seen shapes in host memory (:mod:`framework.np.eager`). Prints seconds per loop,
+the programs compiled (``jax.monitoring``) and the ratio to MXNet's time in the same run
+(``--mxnet-python``, default ``/tmp/mx/bin/python``; skipped when absent).
+``python -m benchmarks.eager_shapes [--quick]``.
 
 >>> sizes(quick=True)
 {'boxes': 60, 'points': 20}
@@ -99,9 +100,11 @@ def run_framework(n: dict[str, int]) -> dict[str, Any]:
     import jax
 
     from framework import np
+    from framework.port.operators import compile_ported
 
     scope: dict[str, Any] = {}
-    exec(LOOPS, scope)  # noqa: S102 (this module's own loop text, shared with the MXNet run)
+    # compiled as framework.run compiles the code it runs (operators routed through framework.np.eager)
+    exec(compile_ported(LOOPS, "<eager_shapes loops>"), scope)  # noqa: S102 (this module's own loop text)
     compiles: list[str] = []
 
     def listen(event: str, duration: float, **kwargs: Any) -> None:

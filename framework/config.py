@@ -131,6 +131,9 @@ SWITCHES: dict[str, Switch] = {s.name: s for s in (
            "the most pixels one decoded or resized image may have (read at import)"),
     Switch("mxnet_home", "MXNET_HOME", _path, None, False, "a directory",
            "MXNet's own variable: pretrained model files are looked for in MXNET_HOME/models"),
+    Switch("eager_host_runs", "FRAMEWORK_EAGER_HOST_RUNS", _count, 4, False, "an integer >= 0",
+           "how many times an operator of eager code on a CPU array runs in host memory for one signature "
+           "(shapes, dtypes, static arguments) before JAX compiles it (framework.np.eager; 0: JAX always)"),
     Switch("offline", "FRAMEWORK_OFFLINE", _flag, False, False, "1/0 (true/false, on/off, yes/no)",
            "data sets never download (the not-found error comes at once; the tests run this way)"),
     Switch("gluon_repo", "MXNET_GLUON_REPO", _text, "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/",

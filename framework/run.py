@@ -6,7 +6,9 @@ The script, and every module it imports that imports ``mxnet``, is ported on the
 framework's modules. What the porter could not port is printed to stderr before the script runs.
 Ported modules are kept in the user's port cache (:mod:`framework.port.cache`,
 ``$FRAMEWORK_HOME/port-cache``), so a module is ported once per version of its source and of the porter;
-``FRAMEWORK_PORT_CACHE=0`` ports every time.
+``FRAMEWORK_PORT_CACHE=0`` ports every time. The ported code is compiled with its operators routed
+through :mod:`framework.np.eager` (:mod:`framework.port.operators`): eager code runs an operator's
+first-seen shapes in host memory instead of compiling a program for each.
 
 >>> import sys
 >>> with activated():
@@ -35,6 +37,7 @@ from ._refusals import missing_reason
 from .port import Report, port_source
 from .port._analysis import _RENAMED, map_module
 from .port.cache import PortCache, Ported, default_location
+from .port.operators import compile_ported
 
 __all__ = ["main", "activated", "run_path"]
 
@@ -118,7 +121,7 @@ class _PortingLoader(importlib.machinery.SourceFileLoader):
         path = self.get_filename(fullname)
         with open(path, encoding="utf-8", newline="") as fh:
             source = fh.read()
-        return compile(_port(source, path), path, "exec", dont_inherit=True)
+        return compile_ported(_port(source, path), path)
 
 
 class _Finder(importlib.abc.MetaPathFinder):
@@ -166,7 +169,7 @@ def run_path(script: str | os.PathLike, argv: Sequence[str] = ()) -> dict:
     path = str(script)
     with open(path, encoding="utf-8", newline="") as fh:
         source = fh.read()
-    code = compile(_port(source, path), path, "exec", dont_inherit=True)
+    code = compile_ported(_port(source, path), path)
     main_module = types.ModuleType("__main__")
     main_module.__file__ = path
     main_module.__builtins__ = __builtins__  # type: ignore[attr-defined]

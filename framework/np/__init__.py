@@ -37,6 +37,8 @@ from .creation import (
     zeros_like,
 )
 from .dispatch import recordable as _recordable
+from .eager import clip, maximum, minimum
+from .eager import functions as _eager_functions
 from .joining import concatenate, stack
 from .selection import argwhere, extract, flatnonzero, nonzero, unique
 from .textio import genfromtxt, min_scalar_type
@@ -74,6 +76,9 @@ __all__ = [
     "argwhere",
     "extract",
     "unique",
+    "maximum",
+    "minimum",
+    "clip",
     "genfromtxt",
     "min_scalar_type",
     *_compat_all,
@@ -81,7 +86,10 @@ __all__ = [
 
 
 def _make_recordable() -> None:
-    for _name in (*_compat_all, "nonzero", "flatnonzero", "argwhere", "extract", "unique"):
+    eager = _eager_functions()
+    globals().update(eager)
+    for _name in (*_compat_all, "nonzero", "flatnonzero", "argwhere", "extract", "unique", "maximum",
+                  "minimum", "clip", *eager):
         if callable(globals()[_name]):
             globals()[_name] = _recordable(globals()[_name])
 

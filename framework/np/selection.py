@@ -25,42 +25,16 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
-from .. import _jax_compat
+from ._host import host_values as _host
+from ._host import put as _put
 
 __all__ = ["nonzero", "flatnonzero", "argwhere", "extract", "unique"]
-
-
-def _host(a: Any) -> tuple[onp.ndarray, jax.Device | None] | None:
-    """``a``'s values in host memory and the device to place results on (None: JAX's default device,
-    uncommitted), or None where ``jax.numpy`` must compute: inside a trace, for a value that is not an
-    array, or for one that is not on a single CPU device."""
-    if not _jax_compat.evaluates_eagerly():
-        return None
-    if isinstance(a, jax.Array):
-        if _jax_compat.is_tracer(a) or not a.is_fully_addressable or a.weak_type:
-            return None  # (a weak type, a Python number's, stays JAX's to carry)
-        devices = a.devices()
-        if len(devices) != 1:
-            return None
-        (device,) = devices
-        if device.platform != "cpu":
-            return None
-        return onp.asarray(a), device if a.committed else None
-    if isinstance(a, (onp.ndarray, onp.generic)):
-        return onp.asarray(a), None
-    return None
 
 
 def _index(host: onp.ndarray, device: jax.Device | None) -> jax.Array:
     """An index array with ``jax.numpy``'s integer dtype (int32 unless 64-bit values are on), placed like
     the input."""
     return _put(host.astype(jax.dtypes.canonicalize_dtype(onp.int64)), device)
-
-
-def _put(host: onp.ndarray, device: jax.Device | None) -> jax.Array:
-    # jax.device_put, not jnp.asarray: JAX (0.10-0.12) runs a program of the array's shape for the latter.
-    # (device None: JAX's default device, uncommitted, as JAX leaves the result of an uncommitted input)
-    return jax.device_put(host if host.flags.c_contiguous else host.copy(order="C"), device)
 
 
 def _eager(jnp_fn: Callable[..., Any], host_fn: Callable[..., Any], doc_name: str) -> Callable[..., Any]:

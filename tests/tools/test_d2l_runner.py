@@ -136,3 +136,34 @@ def test_sections_on_framework_never_wait_for_downloads(tmp_path, monkeypatch):
     monkeypatch.delenv("FRAMEWORK_OFFLINE", raising=False)  # the tests' own environment sets it
     args = argparse.Namespace(engine="framework", extra_path=None, data=None)
     assert runner._engine_env(args, tmp_path)["FRAMEWORK_OFFLINE"] == "1"
+
+
+def test_framework_sections_run_eager_code_of_new_shapes_without_compiling(tmp_path):
+    import json
+    import os
+    import subprocess
+
+    cell = '''
+import jax, numpy as onp
+from mxnet import np
+seen = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, duration, **kw: seen.append(event) if "backend_compile" in event else None)
+for n in range(5, 9):
+    x = np.array(onp.arange(n, dtype="float32"))
+    y = (x[1:] * 2 + 1).reshape(-1)
+print("compiled", len(seen))
+'''
+    results = tmp_path / "results.jsonl"
+    job = {"engine": "framework", "section": "chapter_x/s.md", "results": str(results),
+           "d2l_root": str(tmp_path), "data_dir": None, "batches": 4, "seed": None,
+           "cells": [{"index": 0, "line": 3, "source": cell, "notes": []}]}
+    job_path = tmp_path / "job.json"
+    job_path.write_text(json.dumps(job))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("FRAMEWORK_EAGER_HOST_RUNS", None)
+    subprocess.run([sys.executable, str(ROOT / "tools" / "corpus" / "d2l_harness.py"), str(job_path)],
+                   env=env, cwd=tmp_path, check=True, timeout=300, capture_output=True)
+    record = [json.loads(line) for line in results.read_text().splitlines()][1]
+    assert record["status"] == "ok", record
+    assert "compiled 0" in record["stdout_tail"]

@@ -263,7 +263,9 @@ def _system(command: str) -> None:
     print(out.stdout + out.stderr, end="")
 
 
-def compile_cell(source: str, filename: str, first_line: int):
+def compile_cell(source: str, filename: str, first_line: int, instrument=None):
+    """A cell's code: its last expression displayed; ``instrument`` (``framework.port.operators``'s,
+    for the framework's sections) applied to the tree as ``framework.run`` applies it to a module."""
     tree = ast.parse(source, filename)
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = tree.body[-1]
@@ -271,6 +273,8 @@ def compile_cell(source: str, filename: str, first_line: int):
         tree.body[-1] = ast.Expr(call)
         ast.copy_location(tree.body[-1], last)
         ast.fix_missing_locations(tree)
+    if instrument is not None:
+        tree = instrument(tree)
     ast.increment_lineno(tree, first_line - 1)
     return compile(tree, filename, "exec", dont_inherit=True)
 
@@ -369,10 +373,11 @@ def main(job_path: str) -> int:
     started = time.perf_counter()
     engine = job["engine"]
     cells = job["cells"]
-    context = None
+    context = instrument = None
     if engine == "framework":
         import framework.run
         from framework.gluon.data import DataLoader
+        from framework.port.operators import instrument
         sources, notes = port_cells(cells, job["section"])
         context = framework.run.activated()
         context.__enter__()
@@ -398,7 +403,7 @@ def main(job_path: str) -> int:
         sys.stdout = tee
         t0 = time.perf_counter()
         try:
-            code = compile_cell(source, job["section"], cell["line"])
+            code = compile_cell(source, job["section"], cell["line"], instrument)
             exec(code, main_module.__dict__)
             record["status"] = "ok"
         except BaseException as e:  # noqa: BLE001 -- every failure is recorded, as a kernel would show it
