@@ -68,15 +68,12 @@ def _index(node: ast.expr) -> ast.expr | None:
 class _Operators(ast.NodeTransformer):
 
     # annotations stay as written (a string under `from __future__ import annotations`, read by typing)
-    def visit_arg(self, node: ast.arg) -> ast.arg:
-        return node
-
     def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AnnAssign:
         if node.value is not None:
             node.value = self.visit(node.value)
         return node
 
-    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:  # all but annotations
         node.decorator_list = [self.visit(d) for d in node.decorator_list]
         node.args.defaults = [self.visit(d) for d in node.args.defaults]
         node.args.kw_defaults = [d if d is None else self.visit(d) for d in node.args.kw_defaults]
