@@ -170,5 +170,8 @@ operators_annotations|framework/port/operators.py|s/    visit_FunctionDef = visi
 operators_inplace_as_binary|framework/np/eager/_core.py|s/        return binary(a, b) if is_array(a) else py(a, b)/        return binary(a, b)/|tests/port/test_operators.py::test_values_that_are_not_arrays_keep_pythons_meaning
 run_not_instrumented|framework/run.py|s/    code = compile_ported(_port(source, path), path)/    code = compile(_port(source, path), path, "exec")/|tests/port/test_operators.py::test_eager_code_of_new_shapes_compiles_nothing
 harness_not_instrumented|tools/corpus/d2l_harness.py|s/cell\["line"\], instrument)/cell["line"])/|tests/tools/test_d2l_runner.py::test_framework_sections_run_eager_code_of_new_shapes_without_compiling
+joined_not_on_host|framework/np/joining.py|s/    joined = _joined_on_host("concatenate"/    joined = None and _joined_on_host("concatenate"/|tests/np/test_joining.py::test_eager_cpu_arrays_join_in_host_memory_as_jax_joins_them
+eager_weak_operand_refused|framework/np/eager/_core.py|s/    found = host_values(x, weak=weak)/    found = host_values(x)/|tests/np/test_eager.py::test_weakly_typed_arrays_promote_as_jax_promotes_them
+eager_weak_method_strong|framework/np/eager/_core.py|s/def host_operand(x: Any, weak: bool = False)/def host_operand(x: Any, weak: bool = True)/|tests/np/test_eager.py::test_weakly_typed_arrays_promote_as_jax_promotes_them
 CASES
 exit $status

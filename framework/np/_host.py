@@ -20,15 +20,17 @@ from .. import _jax_compat
 __all__ = ["host_values", "put"]
 
 
-def host_values(a: Any) -> tuple[onp.ndarray, jax.Device | None] | None:
+def host_values(a: Any, weak: bool = False) -> tuple[onp.ndarray, jax.Device | None] | None:
     """``a``'s values in host memory and the device to place results on (None: JAX's default device,
     uncommitted), or None where ``jax.numpy`` must compute: inside a trace, for a value that is not an
-    array, or for one that is not on a single CPU device."""
+    array, or for one that is not on a single CPU device. A weakly typed array (a Python number's type,
+    which only JAX's promotion carries) is taken only where ``weak`` says the caller promotes as JAX
+    does."""
     if not _jax_compat.evaluates_eagerly():
         return None
     if isinstance(a, jax.Array):
-        if _jax_compat.is_tracer(a) or not a.is_fully_addressable or a.weak_type:
-            return None  # (a weak type, a Python number's, stays JAX's to carry)
+        if _jax_compat.is_tracer(a) or not a.is_fully_addressable or a.weak_type and not weak:
+            return None
         devices = a.devices()
         if len(devices) != 1:
             return None

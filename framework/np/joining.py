@@ -3,7 +3,8 @@
 MXNet code often stacks thousands of NumPy arrays or scalars (``np.stack([x[0] for x in dataset])``).
 ``jax.numpy`` turns each into a device array and compiles one join over all of them, which takes minutes
 for a few thousand parts; joined on the host and sent once it takes milliseconds. Device arrays (and
-recorded values, under ``autograd.record()``) are joined by ``jax.numpy`` as before.
+recorded values, under ``autograd.record()``) are joined by ``jax.numpy``, except eager CPU arrays on the
+first runs of a signature, which are joined in host memory too (:mod:`framework.np.eager`).
 
 >>> import numpy as onp
 >>> from framework import np
@@ -23,7 +24,9 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
+from ._host import put
 from .dispatch import recordable
+from .eager import host_operand, host_runs_left, is_array, signature
 
 __all__ = ["stack", "concatenate"]
 
@@ -42,13 +45,33 @@ def _send(host: onp.ndarray, dtype: Any) -> Any:
     return jax.device_put(onp.asarray(host, dtype=target))
 
 
+def _joined_on_host(name: str, join: Any, arrays: Any, axis: Any, dtype: Any) -> jax.Array | None:
+    """Eager CPU arrays joined in host memory on the first runs of a signature (framework.np.eager),
+    with ``jax.numpy``'s promotion; None where ``jax.numpy`` joins them."""
+    if dtype is not None or not isinstance(arrays, (list, tuple)) or not arrays or \
+            not all(is_array(a) for a in arrays) or \
+            not host_runs_left((name, tuple(signature(a) for a in arrays), axis)):
+        return None
+    found = [host_operand(a) for a in arrays]
+    if any(f is None for f in found) or len({f[1] for f in found} - {None}) > 1:
+        return None
+    device = next((f[1] for f in found if f[1] is not None), None)
+    target = jax.dtypes.result_type(*arrays)
+    try:
+        out = join([f[0].astype(target, copy=False) for f in found], axis=axis)
+    except (ValueError, TypeError, IndexError):
+        return None  # shapes that do not join, an axis out of range: JAX's error
+    return put(out, device)
+
+
 def _stack(arrays: Sequence[Any], axis: int = 0, out: None = None, dtype: Any = None) -> Any:
     if out is not None:
         raise TypeError("np.stack(out=...): arrays cannot be written into here; use the result")
     host = _on_host(arrays)
     if host is not None:
         return _send(onp.stack(host, axis=axis), dtype)
-    return jnp.stack(arrays, axis=axis, dtype=dtype)
+    joined = _joined_on_host("stack", onp.stack, arrays, axis, dtype)
+    return joined if joined is not None else jnp.stack(arrays, axis=axis, dtype=dtype)
 
 
 def _concatenate(arrays: Sequence[Any], axis: int | None = 0, out: None = None, dtype: Any = None) -> Any:
@@ -57,7 +80,8 @@ def _concatenate(arrays: Sequence[Any], axis: int | None = 0, out: None = None, 
     host = _on_host(arrays)
     if host is not None and all(isinstance(a, onp.ndarray) for a in host):
         return _send(onp.concatenate(host, axis=axis), dtype)
-    return jnp.concatenate(arrays, axis=axis, dtype=dtype)
+    joined = _joined_on_host("concatenate", onp.concatenate, arrays, axis, dtype)
+    return joined if joined is not None else jnp.concatenate(arrays, axis=axis, dtype=dtype)
 
 
 stack = recordable(_stack)

@@ -256,3 +256,14 @@ def test_traced_and_recorded_values_are_jaxs():
         loss = fnp.sum(eager.BINARY["mul"](w, 3.0))
     loss.backward()
     onp.testing.assert_allclose(onp.asarray(w.grad), onp.full((3, 4), 3.0, onp.float32))
+
+
+def test_weakly_typed_arrays_promote_as_jax_promotes_them():
+    x = _put(ARRAYS["f32 row"])
+    weak = jnp.sqrt(2.0)  # a 0-d array of a Python number's weak type
+    assert weak.weak_type
+    assert count_compiles(lambda: eager.BINARY["truediv"](x, weak)) == 0
+    _same(eager.BINARY["truediv"](x, weak), x / weak, rounding=True)
+    _same(eager.BINARY["add"](weak, 1.0), weak + 1.0)  # weak and weak: a weak result, JAX's
+    _same(eager.method(weak, "reshape", 1), weak.reshape(1))  # a weak array's method keeps its type
+    _same(eager.BINARY["pow"](weak, 2), weak ** 2)

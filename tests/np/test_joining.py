@@ -8,6 +8,7 @@ import numpy as onp
 import pytest
 
 from framework import autograd, np
+from tests.conftest import count_compiles
 
 
 class Compiles:
@@ -62,3 +63,36 @@ def test_recorded_parts_still_record():
         y = (np.stack([w, w * 2]) ** 2).sum()
     y.backward()
     assert w.grad.tolist() == [10.0, 10.0, 10.0]
+
+
+JOINS = {
+    "rows": ([(2, 3), (1, 3)], ["float32", "float32"], 0),
+    "columns": ([(2, 3), (2, 1)], ["float32", "int32"], 1),
+    "negative axis": ([(2, 3), (2, 2)], ["int32", "bool"], -1),
+    "flattened": ([(2, 3), (4,)], ["float32", "float32"], None),
+    "mismatch": ([(2, 3), (2, 2)], ["float32", "float32"], 0),
+    "axis out of range": ([(2,), (2,)], ["float32", "float32"], 3),
+}
+
+
+@pytest.mark.parametrize("fn", ["concatenate", "stack"])
+@pytest.mark.parametrize("case", JOINS.values(), ids=JOINS.keys())
+def test_eager_cpu_arrays_join_in_host_memory_as_jax_joins_them(monkeypatch, fn, case):
+    monkeypatch.setenv("FRAMEWORK_EAGER_HOST_RUNS", "1000")
+    shapes, dtypes, axis = case
+    if fn == "stack":
+        shapes = [shapes[0]] * 2 if case is not JOINS["mismatch"] else shapes
+    device = jax.devices()[-1]
+    arrays = [jax.device_put(onp.arange(onp.prod(s)).reshape(s).astype(d), device)
+              for s, d in zip(shapes, dtypes, strict=True)]
+    try:
+        want = getattr(jnp, fn)(arrays, axis=axis)
+    except (ValueError, TypeError) as err:
+        with pytest.raises(type(err)):
+            getattr(np, fn)(arrays, axis=axis)
+        return
+    got = []
+    assert count_compiles(lambda: got.append(getattr(np, fn)(arrays, axis=axis))) == 0
+    assert (got[0].shape, got[0].dtype) == (want.shape, want.dtype)
+    assert got[0].devices() == {device} and got[0].committed
+    onp.testing.assert_array_equal(onp.asarray(got[0]), onp.asarray(want))

@@ -25,8 +25,21 @@ operator at the cost of one call.
 [1, 2, 0]
 """
 
-from ._core import BINARY, INPLACE, SLICE, UNARY, clip, getitem, host_runs_left, maximum, minimum
+from ._core import (
+    BINARY,
+    INPLACE,
+    SLICE,
+    UNARY,
+    clip,
+    getitem,
+    host_operand,
+    host_runs_left,
+    is_array,
+    maximum,
+    minimum,
+    signature,
+)
 from ._methods import METHOD_NAMES, functions, method
 
 __all__ = ["BINARY", "UNARY", "INPLACE", "SLICE", "METHOD_NAMES", "getitem", "method", "maximum", "minimum",
-           "clip", "functions", "host_runs_left"]
+           "clip", "functions", "host_runs_left", "is_array", "host_operand", "signature"]

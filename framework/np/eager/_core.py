@@ -75,11 +75,12 @@ def static_signature(x: Any) -> Any:
     return (type(x), x)
 
 
-def host_operand(x: Any) -> tuple[onp.ndarray, jax.Device | None] | None:
-    """Host values of an array (a CPU one, see :func:`host_values`) or of a Python number."""
+def host_operand(x: Any, weak: bool = False) -> tuple[onp.ndarray, jax.Device | None] | None:
+    """Host values of an array (a CPU one, see :func:`host_values`; a weakly typed one where ``weak``:
+    for an operand promoted by JAX's rules) or of a Python number."""
     if type(x) in _NUMBERS:
         return onp.asarray(x), None
-    found = host_values(x)
+    found = host_values(x, weak=weak)
     if found is None or not computable(found[0].dtype):
         return None
     return found
@@ -121,7 +122,7 @@ def _host_ufunc(name: str, fn: Callable[..., Any], args: tuple[Any, ...], kinds:
     ``result``: "bool" for comparisons, "float" for true division (integers divide as floats)."""
     if not host_runs_left((name, *map(signature, args))):
         return None
-    operands = [host_operand(a) for a in args]
+    operands = [host_operand(a, weak=True) for a in args]  # (a weakly typed result is refused below)
     if any(o is None for o in operands):
         return None
     agree, device = _device(*(o[1] for o in operands))
