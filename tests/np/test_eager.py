@@ -176,6 +176,7 @@ METHODS = {
     "argmax": ("argmax", (), {}), "argmin axis": ("argmin", (1,), {}), "any": ("any", (), {}),
     "all axis": ("all", (0,), {}), "sum": ("sum", (), {}), "sum axis": ("sum", (0,), {"keepdims": True}),
     "mean": ("mean", (1,), {}), "clip": ("clip", (), {"min": 0}), "clip both": ("clip", (-1, 1), {}),
+    "copy": ("copy", (), {}), "swapaxes": ("swapaxes", (0, 1), {}),
     "bad axis": ("max", (5,), {}), "bad shape": ("reshape", (5, 5), {}),
 }
 
@@ -205,7 +206,9 @@ def test_sorting_keeps_ties_in_order_as_jax_does():
 
 
 FUNCTIONS = ["exp", "log", "sqrt", "tanh", "sin", "floor", "abs", "square", "sign", "sum", "mean", "max",
-             "argmax", "amin", "any"]
+             "argmax", "amin", "any", "isnan", "logical_not", "ravel", "transpose", "squeeze", "flip"]
+REARRANGED = {"expand_dims": (1,), "transpose": ((1, 0),), "swapaxes": (0, 1), "reshape": ((4, 3),),
+              "flip": (1,), "squeeze": (0,)}
 
 
 @pytest.mark.parametrize("name", FUNCTIONS)
@@ -220,6 +223,18 @@ def test_np_functions_are_jaxs(name, value):
     got = getattr(fnp, name)(x)
     assert (got.shape, got.dtype, got.weak_type) == (want.shape, want.dtype, want.weak_type)
     onp.testing.assert_allclose(onp.asarray(got), onp.asarray(want), rtol=2e-6)
+
+
+@pytest.mark.parametrize("name", sorted(REARRANGED))
+def test_np_functions_that_move_values_are_jaxs(name):
+    x = _put(ARRAYS["i32"])
+    args = REARRANGED[name]
+    want, err = _jax_result(lambda: getattr(jnp, name)(x, *args))
+    if err is not None:
+        with pytest.raises(err):
+            getattr(fnp, name)(x, *args)
+    else:
+        _same(getattr(fnp, name)(x, *args), want)
 
 
 def test_new_shapes_compile_nothing():

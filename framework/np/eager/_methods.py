@@ -75,6 +75,16 @@ def _elementwise(fn: Callable[..., Any], kinds: str = "f") -> Callable[..., Any]
     return host
 
 
+def _rearranged(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A function that only moves values (``expand_dims``, ``transpose``, ...), with its arguments."""
+    def host(values: onp.ndarray, *args: Any, **kwargs: Any) -> onp.ndarray | None:
+        if any(isinstance(a, (jax.Array, onp.ndarray)) for a in (*args, *kwargs.values())):
+            return None  # an array argument: JAX's reading of it
+        return fn(values, *args, **kwargs)
+
+    return host
+
+
 # Reshapes, sorting, max/min and the other exact reductions: NumPy's results are XLA's, bit for bit.
 # Sums and means (float ones) differ from XLA's by the rounding of another summation order, as XLA's
 # own do between programs.
@@ -82,6 +92,8 @@ _METHODS: dict[str, Callable[..., Any]] = {
     "reshape": lambda v, *shape: v.reshape(_shape_args(shape)),
     "astype": _astype,
     "flatten": lambda v: v.reshape(-1),
+    "copy": lambda v: v.copy(),
+    "swapaxes": lambda v, axis1, axis2: v.swapaxes(axis1, axis2),
     "ravel": lambda v: v.reshape(-1),
     "squeeze": lambda v, axis=None: v.squeeze(axis),
     "transpose": lambda v, *axes: v.transpose(_shape_args(axes) or None),
@@ -108,6 +120,10 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
         "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh",
         "arcsin", "arccos", "arctan", "floor", "ceil", "trunc")},
     **{name: _elementwise(getattr(onp, name), "iuf") for name in ("abs", "absolute", "square", "sign")},
+    **{name: _elementwise(getattr(onp, name), "biuf") for name in ("isnan", "isinf", "isfinite",
+                                                                   "logical_not")},
+    **{name: _rearranged(getattr(onp, name)) for name in ("expand_dims", "squeeze", "transpose", "swapaxes",
+                                                          "reshape", "flip", "ravel")},
 }
 
 
