@@ -56,7 +56,8 @@ PLAIN = textwrap.dedent('''
             "chain": 1 < n < 100, "not chain": not (1 > n), "neg": -n, "inv": ~n, "squares": squares,
             "f": f"{n / 4:.2f}", "sorted": sorted(items, key=lambda v: -v), "pow": 2 ** -1,
             "hints": typing.get_type_hints(Box.add)["n"] is int,
-            "annotations": (Box.add.__annotations__["return"], Box.__init__.__annotations__["items"]), "in": 3 in items, "tuple": (1, 2)[1:],
+            "annotations": (Box.add.__annotations__["return"], Box.__init__.__annotations__["items"]),
+            "in": 3 in items, "tuple": (1, 2)[1:],
         }
 ''')
 
