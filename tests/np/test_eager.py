@@ -282,3 +282,11 @@ def test_weakly_typed_arrays_promote_as_jax_promotes_them():
     _same(eager.BINARY["add"](weak, 1.0), weak + 1.0)  # weak and weak: a weak result, JAX's
     _same(eager.method(weak, "reshape", 1), weak.reshape(1))  # a weak array's method keeps its type
     _same(eager.BINARY["pow"](weak, 2), weak ** 2)
+
+
+def test_jaxs_promotion_settings_hold():
+    x, row = _put(ARRAYS["f32"]), _put(ARRAYS["f32 row"])
+    with jax.numpy_rank_promotion("raise"), pytest.raises(ValueError):
+        eager.BINARY["add"](x, row)
+    with jax.numpy_dtype_promotion("strict"), pytest.raises(jax.dtypes.TypePromotionError):
+        eager.BINARY["add"](x, _put(ARRAYS["i32"]))

@@ -126,8 +126,8 @@ def _host_ufunc(name: str, fn: Callable[..., Any], args: tuple[Any, ...], kinds:
     if any(o is None for o in operands):
         return None
     agree, device = _device(*(o[1] for o in operands))
-    if not agree:
-        return None
+    if not agree or len({o[0].ndim for o in operands}) > 1 and jax.config.jax_numpy_rank_promotion != "allow":
+        return None  # (JAX warns of, or refuses, broadcasting across ranks: its message)
     try:
         promoted = _promoted(args, [o[0] for o in operands])
     except (TypeError, ValueError):
