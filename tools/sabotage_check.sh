@@ -174,5 +174,6 @@ joined_not_on_host|framework/np/joining.py|s/    joined = _joined_on_host("conca
 eager_weak_operand_refused|framework/np/eager/_core.py|s/    found = host_values(x, weak=weak)/    found = host_values(x)/|tests/np/test_eager.py::test_weakly_typed_arrays_promote_as_jax_promotes_them
 eager_weak_method_strong|framework/np/eager/_core.py|s/def host_operand(x: Any, weak: bool = False)/def host_operand(x: Any, weak: bool = True)/|tests/np/test_eager.py::test_weakly_typed_arrays_promote_as_jax_promotes_them
 eager_rank_promotion_ignored|framework/np/eager/_core.py|s/    if not agree or len({o\[0\].ndim for o in operands}) > 1 and /    if not agree or False and /|tests/np/test_eager.py::test_jaxs_promotion_settings_hold
+runner_blames_dispatch|tools/corpus/d2l.py|s#^_TRANSPARENT = ("/framework/run.py", "/framework/np/eager/")#_TRANSPARENT = ("/framework/run.py",)#|tests/tools/test_d2l_runner.py::test_a_failure_raised_through_the_operator_dispatch_is_placed_at_the_cell
 CASES
 exit $status

@@ -167,3 +167,17 @@ print("compiled", len(seen))
     record = [json.loads(line) for line in results.read_text().splitlines()][1]
     assert record["status"] == "ok", record
     assert "compiled 0" in record["stdout_tail"]
+
+
+def test_a_failure_raised_through_the_operator_dispatch_is_placed_at_the_cell():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("d2l_runner", ROOT / "tools" / "corpus" / "d2l.py")
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    eager = str(ROOT / "framework" / "np" / "eager" / "_core.py")
+    rec = {"line": 30, "frames": [["harness.py", 402, "main"], ["chapter_x/s.md", 35, "<module>"],
+                                  [eager, 295, "getitem"]]}
+    assert runner._where(rec, "chapter_x/s.md") == "chapter_x/s.md:35"
+    rec["frames"].append([str(ROOT / "framework" / "gluon" / "block.py"), 10, "f"])
+    assert runner._where(rec, "chapter_x/s.md") == "framework/gluon/block.py:10"

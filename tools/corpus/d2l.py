@@ -184,10 +184,15 @@ def _section_record(section, cells, results: Path, log: Path, rc, timed_out, wal
             "timed_out": timed_out, "wall_s": wall, "port_notes": port_notes}
 
 
+_TRANSPARENT = ("/framework/run.py", "/framework/np/eager/")
+
+
 def _where(rec: dict, section: str) -> str:
-    """file:line of a failure: the innermost frame in framework, else in d2l, else in the cell."""
+    """file:line of a failure: the innermost frame in framework, else in d2l, else in the cell. The
+    frames of ``framework.run``'s hook and of ``framework.np.eager`` (which applies the operator the
+    code wrote: a list's ``IndexError`` raised there is the cell's) are not the framework's."""
     frames = rec.get("frames") or []
-    for test in (lambda f: "/framework/" in f and "/framework/run.py" not in f,
+    for test in (lambda f: "/framework/" in f and not any(p in f for p in _TRANSPARENT),
                  lambda f: f.endswith("d2l/mxnet.py"),
                  lambda f: f == section):
         for f, line, _ in reversed(frames):
