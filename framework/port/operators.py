@@ -21,7 +21,10 @@ y = E.BINARY['mul'](E.getitem(x, E.SLICE(1, None, None)), 2)
 from __future__ import annotations
 
 import ast
+import contextlib
+import gc
 import types
+from collections.abc import Iterator
 
 from .. import config
 from ..np.eager import METHOD_NAMES
@@ -37,29 +40,39 @@ _COMPARE = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "e
 _UNARY = {ast.USub: "neg", ast.Invert: "invert"}
 
 
-def _ns(attr: str) -> ast.Attribute:
-    return ast.Attribute(value=ast.Name(NAMESPACE, ast.Load()), attr=attr, ctx=ast.Load())
+def _at(node: ast.AST, like: ast.AST) -> ast.AST:
+    """``node`` placed where ``like`` is (every node made here is placed: no pass over the whole tree)."""
+    node.lineno, node.col_offset = like.lineno, like.col_offset  # type: ignore[attr-defined]
+    node.end_lineno, node.end_col_offset = like.end_lineno, like.end_col_offset  # type: ignore[attr-defined]
+    return node
 
 
-def _table(table: str, key: str) -> ast.Subscript:
-    return ast.Subscript(value=_ns(table), slice=ast.Constant(key), ctx=ast.Load())
+def _ns(attr: str, like: ast.AST) -> ast.expr:
+    return _at(ast.Attribute(value=_at(ast.Name(NAMESPACE, ast.Load()), like), attr=attr, ctx=ast.Load()),
+               like)  # type: ignore[return-value]
+
+
+def _table(table: str, key: str, like: ast.AST) -> ast.expr:
+    return _at(ast.Subscript(value=_ns(table, like), slice=_at(ast.Constant(key), like), ctx=ast.Load()),
+               like)  # type: ignore[return-value]
 
 
 def _call(func: ast.expr, args: list[ast.expr], like: ast.AST,
           keywords: list[ast.keyword] | None = None) -> ast.Call:
-    return ast.copy_location(ast.Call(func=func, args=args, keywords=keywords or []), like)
+    return _at(ast.Call(func=func, args=args, keywords=keywords or []), like)  # type: ignore[return-value]
 
 
 def _index(node: ast.expr) -> ast.expr | None:
     """A subscript's index as an expression (``a:b`` -> ``SLICE(a, b, None)``); None for a starred one."""
     if isinstance(node, ast.Slice):
-        parts = [p if p is not None else ast.Constant(None) for p in (node.lower, node.upper, node.step)]
-        return _call(_ns("SLICE"), parts, node)
+        parts = [p if p is not None else _at(ast.Constant(None), node) for p in (node.lower, node.upper,
+                                                                                  node.step)]
+        return _call(_ns("SLICE", node), parts, node)  # type: ignore[arg-type]
     if isinstance(node, ast.Tuple):
         elts = [_index(e) for e in node.elts]
         if any(e is None for e in elts):
             return None
-        return ast.copy_location(ast.Tuple(elts=elts, ctx=ast.Load()), node)  # type: ignore[arg-type]
+        return _at(ast.Tuple(elts=elts, ctx=ast.Load()), node)  # type: ignore[return-value, arg-type]
     if isinstance(node, ast.Starred):
         return None
     return node
@@ -87,21 +100,21 @@ class _Operators(ast.NodeTransformer):
         name = _BINARY.get(type(node.op))
         if name is None or isinstance(node.left, ast.Constant) and isinstance(node.right, ast.Constant):
             return node
-        return _call(_table("BINARY", name), [node.left, node.right], node)
+        return _call(_table("BINARY", name, node), [node.left, node.right], node)
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
         self.generic_visit(node)
         name = _UNARY.get(type(node.op))
         if name is None or isinstance(node.operand, ast.Constant):  # -1: a constant
             return node
-        return _call(_table("UNARY", name), [node.operand], node)
+        return _call(_table("UNARY", name, node), [node.operand], node)
 
     def visit_Compare(self, node: ast.Compare) -> ast.expr:
         self.generic_visit(node)
         name = _COMPARE.get(type(node.ops[0])) if len(node.ops) == 1 else None
         if name is None:
             return node
-        return _call(_table("BINARY", name), [node.left, node.comparators[0]], node)
+        return _call(_table("BINARY", name, node), [node.left, node.comparators[0]], node)
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
         self.generic_visit(node)
@@ -110,14 +123,15 @@ class _Operators(ast.NodeTransformer):
         index = _index(node.slice)
         if index is None:
             return node
-        return _call(_ns("getitem"), [node.value, index], node)
+        return _call(_ns("getitem", node), [node.value, index], node)
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
         func = node.func
         if not isinstance(func, ast.Attribute) or func.attr not in METHOD_NAMES:
             return node
-        return _call(_ns("method"), [func.value, ast.Constant(func.attr), *node.args], node, node.keywords)
+        name = _at(ast.Constant(func.attr), func)
+        return _call(_ns("method", node), [func.value, name, *node.args], node, node.keywords)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> ast.stmt:
         self.generic_visit(node)
@@ -128,8 +142,8 @@ class _Operators(ast.NodeTransformer):
             return node
         read = ast.copy_location(type(target)(**{**{f: getattr(target, f) for f in target._fields},
                                                  "ctx": ast.Load()}), target)
-        value = _call(_table("INPLACE", name), [read, node.value], node)
-        return ast.copy_location(ast.Assign(targets=[target], value=value), node)
+        value = _call(_table("INPLACE", name, node), [read, node.value], node)
+        return _at(ast.Assign(targets=[target], value=value), node)  # type: ignore[return-value]
 
 
 def _insert_import(tree: ast.Module) -> None:
@@ -141,10 +155,24 @@ def _insert_import(tree: ast.Module) -> None:
     while at < len(body) and isinstance(body[at], ast.ImportFrom) and body[at].module == "__future__":
         at += 1
     where = body[at] if at < len(body) else None
-    stmt = ast.Import(names=[ast.alias(name="framework.np.eager", asname=NAMESPACE)])
-    if where is not None:
-        ast.copy_location(stmt, where)
-    body.insert(at, stmt)
+    alias = ast.alias(name="framework.np.eager", asname=NAMESPACE)
+    stmt = ast.Import(names=[alias])
+    like = where if where is not None else ast.Pass(lineno=1, col_offset=0, end_lineno=1, end_col_offset=0)
+    body.insert(at, _at(stmt, like))
+    _at(alias, like)
+
+
+@contextlib.contextmanager
+def _no_collection() -> Iterator[None]:
+    """The garbage collector held off while a module's tens of thousands of nodes are made: its passes
+    over them (and over a loaded process's heap) would cost more than the work."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def instrument(tree: ast.Module) -> ast.Module:
@@ -152,11 +180,13 @@ def instrument(tree: ast.Module) -> ast.Module:
     tree is changed in place and returned (as it is where ``FRAMEWORK_EAGER_HOST_RUNS`` is 0)."""
     if config.get("eager_host_runs") == 0:
         return tree
-    tree = _Operators().visit(tree)
+    with _no_collection():
+        tree = _Operators().visit(tree)
     _insert_import(tree)
-    return ast.fix_missing_locations(tree)
+    return tree
 
 
 def compile_ported(source: str, path: str) -> types.CodeType:
     """``compile`` for ported ``source``, :func:`instrument`-ed."""
-    return compile(instrument(ast.parse(source, path)), path, "exec", dont_inherit=True)
+    with _no_collection():
+        return compile(instrument(ast.parse(source, path)), path, "exec", dont_inherit=True)

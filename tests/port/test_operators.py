@@ -128,3 +128,12 @@ def test_eager_code_of_new_shapes_compiles_nothing(tmp_path, monkeypatch):
     out: dict = {}
     assert count_compiles(lambda: out.update(run_path(script))) == 0
     assert out["RESULT"] == plain["shrink"](19)
+
+
+def test_every_node_made_is_placed_at_the_line_it_replaces():
+    source = PLAIN + LOOP + "\nz = [v[1:, None][..., ::2] for v in ()]\nq = -x[0] if x else ~y\n"
+    tree = instrument(ast.parse(source))
+    missing = [type(n).__name__ for n in ast.walk(tree)
+               if "lineno" in n._attributes and not hasattr(n, "lineno")]
+    assert missing == []
+    compile(tree, "placed.py", "exec")
