@@ -4,11 +4,12 @@ MXNet runs each operator of imperative code at once, whatever the shapes. JAX co
 each operator and each new shape it is called on outside a trace (30-40 ms each on the CPU this project
 is measured on), so a loop whose arrays change shape at every step (non-maximum suppression, statistics
 over growing slices) compiles at every step. On a CPU device the values are already in host memory:
-these functions compute the operators NumPy computes exactly as XLA does (arithmetic, comparisons,
-indexing, reshapes, ``maximum``/``minimum``/``clip``, sorting) with NumPy for the first
-``FRAMEWORK_EAGER_HOST_RUNS`` calls of each operator and signature (shapes, dtypes, static arguments),
-with JAX's dtypes, shapes and placement, and hand the next calls to JAX, which then compiles what
-repeats. Anything else is JAX's (or Python's) own: a value that is not a CPU array, a traced call,
+these functions compute operators with NumPy for the first ``FRAMEWORK_EAGER_HOST_RUNS`` calls of each
+operator and signature (shapes, dtypes, static arguments), with JAX's dtypes, shapes and placement, and
+hand the next calls to JAX, which then compiles what repeats. NumPy's results are XLA's bit for bit for
+arithmetic, comparisons, indexing, reshapes, ``maximum``/``minimum``/``clip``, sorting and exact
+reductions; true division (XLA:CPU refines a reciprocal estimate), float sums and means and
+transcendental functions agree to XLA's rounding. Anything else is JAX's (or Python's) own: a value that is not a CPU array, a traced call,
 a weakly typed result, arrays on different devices, and every case where NumPy and JAX disagree
 (an out-of-range index or number, a division by an integer zero): the call is then made again by JAX,
 which gives its result or its error.
