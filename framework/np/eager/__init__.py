@@ -9,10 +9,10 @@ operator and signature (shapes, dtypes, static arguments), with JAX's dtypes, sh
 hand the next calls to JAX, which then compiles what repeats. NumPy's results are XLA's bit for bit for
 arithmetic, comparisons, indexing, reshapes, ``maximum``/``minimum``/``clip``, sorting and exact
 reductions; true division (XLA:CPU refines a reciprocal estimate), float sums and means and
-transcendental functions agree to XLA's rounding. Anything else is JAX's (or Python's) own: a value that is not a CPU array, a traced call,
-a weakly typed result, arrays on different devices, and every case where NumPy and JAX disagree
-(an out-of-range index or number, a division by an integer zero): the call is then made again by JAX,
-which gives its result or its error.
+transcendental functions agree to XLA's rounding. Anything else is JAX's (or Python's) own: a value
+that is not a CPU array, a traced call, a weakly typed result, arrays on different devices, and every
+case where NumPy and JAX disagree (an out-of-range index or number, a division by an integer zero): the
+call is then made again by JAX, which gives its result or its error.
 
 ``framework.run`` routes the operators of the code it ports through :data:`BINARY`, :func:`getitem` and
 :func:`method` (:mod:`framework.port.operators`); anything that is not an array takes Python's own
