@@ -159,12 +159,12 @@ def _binary(name: str, py: Callable[[Any, Any], Any], fn: Callable[..., Any], ki
     return op
 
 
-def _integer_power(name: str, x: Any, n: Any) -> Any:
+def _integer_power(x: Any, n: Any) -> Any:
     """``x ** n`` for a float array and a Python integer: JAX multiplies (``lax.integer_pow``, by
     repeated squaring), and so does this, in the same order."""
     if not (is_array(x) and type(n) is int and x.dtype.kind == "f" and 0 < n <= 64):
         return None
-    if not host_runs_left((name, signature(x), n)):
+    if not host_runs_left(("pow", signature(x), n)):
         return None
     found = host_operand(x)
     if found is None:
@@ -181,7 +181,7 @@ def _integer_power(name: str, x: Any, n: Any) -> Any:
 
 
 def _pow(a: Any, b: Any) -> Any:
-    out = _integer_power("pow", a, b)
+    out = _integer_power(a, b)
     return operator.pow(a, b) if out is None else out
 
 
@@ -268,6 +268,30 @@ def _index_part(part: Any) -> tuple[bool, Any, jax.Device | None]:
     return False, None, None
 
 
+def _host_getitem(x: Any, index: Any) -> jax.Array | None:
+    """``x[index]`` in host memory, or None where JAX indexes (a part NumPy reads otherwise, index arrays
+    on other devices, an index NumPy refuses)."""
+    found = host_values(x)
+    if found is None:
+        return None
+    parts = index if type(index) is tuple else (index,)
+    host_parts, devices = [], [found[1]]
+    for part in parts:
+        ok, host, device = _index_part(part)
+        if not ok:
+            return None
+        host_parts.append(host)
+        devices.append(device)
+    agree, device = _device(*devices)
+    if not agree:
+        return None
+    try:
+        out = found[0][tuple(host_parts) if type(index) is tuple else host_parts[0]]
+    except (IndexError, TypeError, ValueError):
+        return None
+    return put(onp.asarray(out), device)
+
+
 def getitem(x: Any, index: Any) -> Any:
     """``x[index]``, in host memory for an eager CPU array's first runs of an index form, where NumPy
     indexes as JAX does: integers, slices, ``None``, ``...`` and integer or boolean index arrays (JAX's
@@ -275,21 +299,7 @@ def getitem(x: Any, index: Any) -> Any:
     if is_array(x) and x.dtype.kind in _KINDS:
         parts = index if type(index) is tuple else (index,)
         if host_runs_left(("getitem", signature(x), static_signature(parts))):
-            found = host_values(x)
-            host_parts, devices = [], [found[1] if found else None]
-            for part in parts:
-                ok, host, device = _index_part(part)
-                if not ok:
-                    found = None
-                    break
-                host_parts.append(host)
-                devices.append(device)
-            agree, device = _device(*devices)
-            if found is not None and agree:
-                try:
-                    out = found[0][tuple(host_parts) if type(index) is tuple else host_parts[0]]
-                except (IndexError, TypeError, ValueError):
-                    out = None
-                if out is not None:
-                    return put(onp.asarray(out), device)
+            out = _host_getitem(x, index)
+            if out is not None:
+                return out
     return x[index]
