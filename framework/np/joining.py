@@ -26,7 +26,7 @@ import numpy as onp
 
 from ._host import put
 from .dispatch import recordable
-from .eager import host_operand, host_runs_left, is_array, signature
+from .eager import host_operand, host_runs_left, is_array, result_device, signature
 
 __all__ = ["stack", "concatenate"]
 
@@ -53,9 +53,11 @@ def _joined_on_host(name: str, join: Any, arrays: Any, axis: Any, dtype: Any) ->
             not host_runs_left((name, tuple(signature(a) for a in arrays), axis)):
         return None
     found = [host_operand(a) for a in arrays]
-    if any(f is None for f in found) or len({f[1] for f in found} - {None}) > 1:
+    if any(f is None for f in found):
         return None
-    device = next((f[1] for f in found if f[1] is not None), None)
+    agree, device = result_device(*(f[1] for f in found))
+    if not agree:
+        return None
     target = jax.dtypes.result_type(*arrays)
     try:
         out = join([f[0].astype(target, copy=False) for f in found], axis=axis)

@@ -38,9 +38,10 @@ from ._core import (
     is_array,
     maximum,
     minimum,
+    result_device,
     signature,
 )
 from ._methods import METHOD_NAMES, functions, method
 
 __all__ = ["BINARY", "UNARY", "INPLACE", "SLICE", "METHOD_NAMES", "getitem", "method", "maximum", "minimum",
-           "clip", "functions", "host_runs_left", "is_array", "host_operand", "signature"]
+           "clip", "functions", "host_runs_left", "is_array", "host_operand", "signature", "result_device"]

@@ -21,7 +21,7 @@ from ... import config
 from .._host import host_values, put
 
 __all__ = ["BINARY", "UNARY", "INPLACE", "SLICE", "getitem", "maximum", "minimum", "clip", "host_runs_left",
-           "is_array", "signature", "static_signature", "host_operand", "computable"]
+           "is_array", "signature", "static_signature", "host_operand", "computable", "result_device"]
 
 _NUMBERS = (bool, int, float)
 _KINDS = frozenset("biuf")  # bool, signed, unsigned, float (float16 and ml_dtypes' types are JAX's)
@@ -92,7 +92,7 @@ def computable(dtype: onp.dtype) -> bool:
     return dtype.kind in _KINDS and (dtype.kind != "f" or dtype.itemsize >= 4)
 
 
-def _device(*devices: jax.Device | None) -> tuple[bool, jax.Device | None]:
+def result_device(*devices: jax.Device | None) -> tuple[bool, jax.Device | None]:
     """(whether the committed devices agree, the one the result goes to)."""
     found = {d for d in devices if d is not None}
     if len(found) > 1:
@@ -125,7 +125,7 @@ def _host_ufunc(name: str, fn: Callable[..., Any], args: tuple[Any, ...], kinds:
     operands = [host_operand(a, weak=True) for a in args]  # (a weakly typed result is refused below)
     if any(o is None for o in operands):
         return None
-    agree, device = _device(*(o[1] for o in operands))
+    agree, device = result_device(*(o[1] for o in operands))
     if not agree or len({o[0].ndim for o in operands}) > 1 and jax.config.jax_numpy_rank_promotion != "allow":
         return None  # (JAX warns of, or refuses, broadcasting across ranks: its message)
     try:
@@ -282,7 +282,7 @@ def _host_getitem(x: Any, index: Any) -> jax.Array | None:
             return None
         host_parts.append(host)
         devices.append(device)
-    agree, device = _device(*devices)
+    agree, device = result_device(*devices)
     if not agree:
         return None
     try:
