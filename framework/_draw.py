@@ -32,12 +32,14 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
-from . import _compile
+from . import _compile, _threefry
 
 __all__ = ["uniform", "normal", "scalar_parameters", "SMALL", "CHUNK"]
 
 SMALL = 1 << 12  # the flat length of every draw of at most this many values
 CHUNK = 1 << 16  # the flat length of each piece of a larger draw
+HOST_VALUES = 1 << 22  # uniform values a process draws in host memory (about 70 ms) before the programs
+_host_drawn = [0]  # how many it has drawn there (a bounded per-process tier, like framework.np.eager's)
 
 
 class _Programs:
@@ -64,8 +66,29 @@ def _chunk(kind: str, key: jax.Array, index: int, dtype: Any) -> jax.Array:
                         owner=_programs)(key, onp.uint32(index))
 
 
-def _pieces(kind: str, key: jax.Array, n: int, dtype: Any) -> list[jax.Array]:
+def _host_pieces(kind: str, key: jax.Array, n: int, dtype: Any) -> list[onp.ndarray] | None:
+    """The flat uniform float32 vectors of :func:`_pieces` computed in host memory (a key on a CPU,
+    :mod:`framework._threefry`), while this process has drawn fewer than ``HOST_VALUES`` values there;
+    past that, the two programs pay for their compile. None where they are the programs'."""
+    if kind != "uniform" or jnp.dtype(dtype) != jnp.float32 or _host_drawn[0] >= HOST_VALUES:
+        return None
+    words = _threefry.draw_words(key)
+    if words is None:
+        return None
+    if n <= SMALL:
+        pieces = [_threefry.uniform_flat(words, SMALL)]
+    else:
+        pieces = [_threefry.uniform_flat(_threefry.fold_in_words(words, i), CHUNK)
+                  for i in range(-(-n // CHUNK))]
+    _host_drawn[0] += sum(p.size for p in pieces)
+    return pieces
+
+
+def _pieces(kind: str, key: jax.Array, n: int, dtype: Any) -> list[Any]:
     """Flat vectors holding at least ``n`` values: one of SMALL values, or ``ceil(n / CHUNK)`` chunks."""
+    host = _host_pieces(kind, key, n, dtype)
+    if host is not None:
+        return host
     if n <= SMALL:
         return [_flat(kind, key, SMALL, dtype)]
     return [_chunk(kind, key, i, dtype) for i in range(-(-n // CHUNK))]

@@ -19,7 +19,19 @@ def _flat_programs():
     return sum(1 for name in _compile.program_names(_draw._programs) if name == "draw")
 
 
-def test_draws_of_many_shapes_share_a_few_programs():
+@pytest.fixture
+def programs_only(monkeypatch):
+    """Every flat draw made by the two programs (the host draws' budget spent, as in a large model)."""
+    monkeypatch.setattr(_draw, "_host_drawn", [_draw.HOST_VALUES])
+
+
+@pytest.fixture
+def host_budget(monkeypatch):
+    """A process that has drawn nothing in host memory yet."""
+    monkeypatch.setattr(_draw, "_host_drawn", [0])
+
+
+def test_draws_of_many_shapes_share_a_few_programs(programs_only):
     _compile.forget(_draw._programs)
     key = jax.random.key(3)
     for shape in SHAPES:
@@ -29,7 +41,7 @@ def test_draws_of_many_shapes_share_a_few_programs():
     assert _flat_programs() == 4
 
 
-def test_an_initializer_draws_through_the_size_classes():
+def test_an_initializer_draws_through_the_size_classes(programs_only):
     _compile.forget(_draw._programs)
     for i, shape in enumerate(SHAPES[:5]):
         init.Xavier(rnd_type="gaussian").init_array(shape, key=jax.random.key(i))
@@ -37,7 +49,7 @@ def test_an_initializer_draws_through_the_size_classes():
     assert _flat_programs() == 4
 
 
-def test_large_draws_of_any_size_are_chunks_of_one_program():
+def test_large_draws_of_any_size_are_chunks_of_one_program(programs_only):
     _compile.forget(_draw._programs)
     key = jax.random.key(7)
     # ResNet-like weights: 37 Ki to 2.4 Mi values, each another size
@@ -97,7 +109,7 @@ def test_inside_a_trace_the_draw_is_jax_randoms_own():
 
 
 @pytest.mark.parametrize("draw", [fnp.random.uniform, fnp.random.normal])
-def test_np_random_is_seeded_through_the_size_classes(draw):
+def test_np_random_is_seeded_through_the_size_classes(draw, programs_only):
     _compile.forget(_draw._programs)
     fnp.random.seed(11)
     a = [onp.asarray(draw(size=s)) for s in SHAPES]
@@ -144,3 +156,40 @@ def test_np_uniform_with_low_above_high_spans_the_interval_as_mxnets():
                  lambda: nd.random.uniform(1.0, 0.0, shape=(1000,))):
         u = onp.asarray(draw())
         assert u.min() >= 0.0 and u.max() <= 1.0 and u.min() < 0.1 and u.max() > 0.9
+
+
+def test_uniform_float32_draws_on_the_cpu_are_made_in_host_memory_with_the_programs_values(host_budget):
+    _compile.forget(_draw._programs)
+    key = jax.random.key(21)
+    shapes = [(6, 1, 5, 5), (120, 400), (70_001,), (3, 300, 300)]
+    bounds = [(-0.07, 0.07), (0.0, 1.0), (-2.0, 5.0), (1.0, 1.5)]
+    on_host = [onp.asarray(_draw.uniform(key, s, jnp.float32, a, b))
+               for s, (a, b) in zip(shapes, bounds, strict=True)]
+    assert _flat_programs() == 0
+    assert _draw._host_drawn[0] == _draw.SMALL + (1 + 2 + 5) * _draw.CHUNK
+    _draw._host_drawn[0] = _draw.HOST_VALUES  # the budget spent: the programs
+    by_programs = [onp.asarray(_draw.uniform(key, s, jnp.float32, a, b))
+                   for s, (a, b) in zip(shapes, bounds, strict=True)]
+    assert _flat_programs() == 2
+    for a, b in zip(on_host, by_programs, strict=True):
+        assert a.dtype == b.dtype and onp.array_equal(a, b)
+
+
+def test_host_draws_compile_nothing_and_land_where_the_key_is(host_budget):
+    device = jax.devices()[-1]
+    key = jax.device_put(jax.random.key(2), device)
+
+    def draws():
+        u = _draw.uniform(key, (40, 40), jnp.float32, -1.0, 1.0)
+        assert u.committed and u.devices() == {device}
+        fnp.random.seed(3)
+        fnp.random.uniform(-1, 1, (5, 6)).block_until_ready()
+        init.Uniform(0.07).init_array((16, 6, 3, 3), key=jax.random.key(5)).block_until_ready()
+    assert count_compiles(draws) == 0
+
+
+def test_other_dtypes_and_normal_draws_keep_their_programs(host_budget):
+    _compile.forget(_draw._programs)
+    key = jax.random.key(4)
+    _draw.uniform(key, (10,), jnp.bfloat16), _draw.normal(key, (10,))
+    assert _flat_programs() == 2 and _draw._host_drawn[0] == 0

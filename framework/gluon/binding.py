@@ -26,6 +26,7 @@ from typing import Any
 
 import jax
 
+from .. import _threefry
 from ..autograd import mode
 from ..base import FrameworkError
 from ..np import random
@@ -70,7 +71,7 @@ def parameter_of(value: Any) -> Any:
 
 def name_key(key: jax.Array, name: str) -> jax.Array:
     """A key derived from ``key`` and a structural name: independent of call order and process."""
-    return jax.random.fold_in(key, zlib.crc32(name.encode()) & 0x7FFFFFFF)
+    return _threefry.fold_in(key, zlib.crc32(name.encode()) & 0x7FFFFFFF)
 
 
 class Binding:
@@ -121,7 +122,7 @@ class Binding:
             return random.next_key()
         uses = self._key_uses.get(name, 0)
         self._key_uses[name] = uses + 1
-        return jax.random.fold_in(name_key(self.key, name), uses)
+        return _threefry.fold_in(name_key(self.key, name), uses)
 
     def hand(self, params: dict[str, Any], values: dict[str, Any]) -> None:
         """Note that ``values[name]`` is ``params[name]``'s value in this call (for :func:`parameter_of`)."""

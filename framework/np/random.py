@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
-from .. import _compile, _draw
+from .. import _compile, _draw, _threefry
 from .creation import place
 
 __all__ = [
@@ -66,7 +66,7 @@ def next_key_parts(*, device: jax.Device | None = None) -> tuple[jax.Array, onp.
         _state["count"] = c + 1
         base = _base_keys.get((s, device))
         if base is None:
-            base = jax.random.key(s)
+            base = _threefry.key(s)
             base = _base_keys[(s, device)] = base if device is None else jax.device_put(base, device)
     return base, onp.uint32(c)
 
@@ -84,7 +84,8 @@ _programs = _Programs()
 
 
 def _fold_in(key: jax.Array, count: Any) -> jax.Array:
-    return _compile.jit(("fold_in",), lambda: jax.random.fold_in, owner=_programs)(key, count)
+    program = _compile.jit(("fold_in",), lambda: jax.random.fold_in, owner=_programs)
+    return _threefry.fold_in(key, count, program)
 
 
 def _shape(size: Any) -> tuple[int, ...]:

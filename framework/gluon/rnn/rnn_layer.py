@@ -24,6 +24,7 @@ import jax
 import jax.numpy as jnp
 
 from ...autograd import tape as _tape
+from ...np import creation as _creation
 from ...npx import drop as _drop
 from ..block import HybridBlock
 from ..parameter import Parameter
@@ -123,10 +124,10 @@ class _RNNLayer(HybridBlock):
         ctx = kwargs.pop("ctx", kwargs.pop("device", None))
         out = []
         for info in self.state_info(batch_size):
-            if func is None:
-                state = jnp.zeros(info["shape"], dtype)
-            else:
-                state = func(shape=info["shape"], dtype=dtype, **kwargs)
+            if func is None:  # made in host memory for a CPU (no program per state shape)
+                out.append(_creation.filled(info["shape"], 0, dtype, ctx))
+                continue
+            state = func(shape=info["shape"], dtype=dtype, **kwargs)
             out.append(jax.device_put(state, ctx) if ctx is not None else state)
         return out
 

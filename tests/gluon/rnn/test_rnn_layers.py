@@ -229,3 +229,24 @@ def test_unroll_merging_and_valid_length_inside_record():
         if merge:
             onp.testing.assert_allclose(onp.asarray(out), onp.asarray(plain), rtol=1e-6)
     onp.testing.assert_allclose(onp.asarray(grads[0]), onp.asarray(grads[1]), rtol=1e-5, atol=1e-6)
+
+
+def test_begin_state_makes_zeros_of_new_batch_sizes_without_a_program():
+    from tests.conftest import count_compiles
+
+    layer = rnn.LSTM(5, num_layers=2, bidirectional=True, input_size=3)
+    layer.initialize()
+    layer.begin_state(1)  # first-use work outside the count
+    got = []
+    assert count_compiles(lambda: got.extend(layer.begin_state(b) for b in (3, 7, 11))) == 0
+    for states, b in zip(got, (3, 7, 11), strict=True):
+        assert [s.shape for s in states] == [(4, b, 5), (4, b, 5)]
+        assert all(s.dtype == jnp.float32 and not onp.asarray(s).any() for s in states)
+    device = jax.devices()[-1]
+    placed = rnn.GRU(2, input_size=3, dtype="float16")
+    placed.initialize()
+    (h,) = placed.begin_state(4, ctx=device)
+    assert h.shape == (1, 4, 2) and h.dtype == jnp.float16 and h.devices() == {device} and h.committed
+    # a state function is still called as given
+    (h,) = placed.begin_state(2, func=np.ones)
+    assert onp.asarray(h).tolist() == [[[1.0, 1.0], [1.0, 1.0]]]
