@@ -18,11 +18,11 @@ _CHILD = textwrap.dedent("""
     import collections, jax
     events = collections.Counter()
     jax.monitoring.register_event_listener(lambda name, **kw: events.update([name]))
-    from framework import _compile_cache, autograd, gluon, np
+    from framework import _compile_cache, autograd, gluon, init, np
     from framework.gluon import nn
     net = nn.Sequential()
     net.add(nn.Dense(8, in_units=4, activation="relu"), nn.Dense(3, in_units=8))
-    net.initialize()
+    net.initialize(init.Normal(0.1))  # a normal draw's program (uniform ones need none on a CPU)
     trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
     for _ in range(2):
         with autograd.record():
