@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import jax
 import jax.numpy as jnp
 import numpy as onp
@@ -193,3 +198,31 @@ def test_other_dtypes_and_normal_draws_keep_their_programs(host_budget):
     key = jax.random.key(4)
     _draw.uniform(key, (10,), jnp.bfloat16), _draw.normal(key, (10,))
     assert _flat_programs() == 2 and _draw._host_drawn[0] == 0
+
+
+_FRESH = """
+import collections, jax
+compiled = collections.Counter()
+def listen(name, secs, fun_name=None, **kw):
+    if name.endswith("backend_compile_duration"):
+        compiled.update([fun_name])
+jax.monitoring.register_event_duration_secs_listener(listen)
+from framework import np
+from framework.gluon import nn
+np.random.seed(123)
+np.random.uniform(-1, 1, (3, 4)), np.random.uniform(size=(70_000,))
+net = nn.Sequential()
+net.add(nn.Conv2D(6, kernel_size=5, in_channels=1), nn.Dense(120, in_units=400),
+        nn.Dense(10, in_units=120))
+net.initialize()  # shapes known: every Parameter is drawn now
+[p.data().block_until_ready() for p in net.collect_params().values()]
+print("COMPILED", sorted(compiled.elements()))
+"""
+
+
+def test_a_fresh_process_seeds_draws_and_initialises_a_network_without_compiling():
+    root = Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, "-c", _FRESH], capture_output=True, text=True, timeout=300,
+                         cwd=root, env={**os.environ, "PYTHONPATH": str(root)})
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.split("COMPILED", 1)[1].strip() == "[]"
