@@ -183,6 +183,6 @@ threefry_not_placed|framework/_threefry.py|s/    if like is not None and like.co
 draw_uniform_by_program|framework/_draw.py|s/    host = _host_pieces(kind, key, n, dtype)/    host = None/|tests/test_draw.py::test_host_draws_compile_nothing_and_land_where_the_key_is
 draw_budget_ignored|framework/_draw.py|s/ or _host_drawn\[0\] >= HOST_VALUES:/:/|tests/test_draw.py::test_draws_of_many_shapes_share_a_few_programs
 random_key_by_jax|framework/np/random.py|s/            base = _threefry.key(s)/            base = jax.random.key(s)/|tests/test_draw.py::test_a_fresh_process_seeds_draws_and_initialises_a_network_without_compiling
-rnn_state_by_program|framework/gluon/rnn/rnn_layer.py|s/                out.append(_creation.filled(info\["shape"\], 0, dtype, ctx))/                out.append(jax.device_put(jnp.zeros(info["shape"], dtype), ctx))/|tests/gluon/rnn/test_rnn_layers.py::test_begin_state_makes_zeros_of_new_batch_sizes_without_a_program
+rnn_state_by_program|framework/gluon/rnn/rnn_layer.py|s/    if _jax_compat.evaluates_eagerly() and getattr(target, "platform", None) == "cpu":/    if False:/|tests/gluon/rnn/test_rnn_layers.py::test_begin_state_makes_zeros_of_new_batch_sizes_without_a_program
 CASES
 exit $status

@@ -22,15 +22,28 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as onp
 
+from ... import _jax_compat
 from ...autograd import tape as _tape
-from ...np import creation as _creation
 from ...npx import drop as _drop
 from ..block import HybridBlock
 from ..parameter import Parameter
 from . import _kernels
 
 __all__ = ["RNN", "LSTM", "GRU"]
+
+
+def _zero_state(shape: tuple[int, ...], dtype: Any, ctx: Any) -> jax.Array:
+    """An initial state of zeros on ``ctx`` (committed there), else on the default device uncommitted, as
+    ``jnp.zeros``: made in host memory when it is made now for a CPU (no program per state shape), by
+    ``jnp.zeros`` inside a trace or for an accelerator."""
+    target = ctx if ctx is not None else jax.devices()[0]
+    if _jax_compat.evaluates_eagerly() and getattr(target, "platform", None) == "cpu":
+        host = onp.zeros(shape, jax.dtypes.canonicalize_dtype(jnp.dtype(dtype)))
+        return jax.device_put(host, ctx) if ctx is not None else jax.device_put(host)
+    state = jnp.zeros(shape, dtype)
+    return jax.device_put(state, ctx) if ctx is not None else state
 
 
 class _RNNLayer(HybridBlock):
@@ -124,8 +137,8 @@ class _RNNLayer(HybridBlock):
         ctx = kwargs.pop("ctx", kwargs.pop("device", None))
         out = []
         for info in self.state_info(batch_size):
-            if func is None:  # made in host memory for a CPU (no program per state shape)
-                out.append(_creation.filled(info["shape"], 0, dtype, ctx))
+            if func is None:
+                out.append(_zero_state(info["shape"], dtype, ctx))
                 continue
             state = func(shape=info["shape"], dtype=dtype, **kwargs)
             out.append(jax.device_put(state, ctx) if ctx is not None else state)

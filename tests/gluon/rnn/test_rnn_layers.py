@@ -247,6 +247,9 @@ def test_begin_state_makes_zeros_of_new_batch_sizes_without_a_program():
     placed.initialize()
     (h,) = placed.begin_state(4, ctx=device)
     assert h.shape == (1, 4, 2) and h.dtype == jnp.float16 and h.devices() == {device} and h.committed
+    # without ctx: on the default device and uncommitted, as jnp.zeros (inputs elsewhere may use them)
+    (h,) = placed.begin_state(4)
+    assert not h.committed and h.devices() == {jax.devices()[0]}
     # a state function is still called as given
     (h,) = placed.begin_state(2, func=np.ones)
     assert onp.asarray(h).tolist() == [[[1.0, 1.0], [1.0, 1.0]]]
