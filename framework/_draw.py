@@ -38,7 +38,7 @@ __all__ = ["uniform", "normal", "scalar_parameters", "SMALL", "CHUNK"]
 
 SMALL = 1 << 12  # the flat length of every draw of at most this many values
 CHUNK = 1 << 16  # the flat length of each piece of a larger draw
-HOST_VALUES = 1 << 22  # uniform values a process draws in host memory (about 70 ms) before the programs
+HOST_VALUES = 1 << 24  # uniform values a process draws in host memory (0.15-0.75 s) before the programs
 _host_drawn = [0]  # how many it has drawn there (a bounded per-process tier, like framework.np.eager's)
 
 

@@ -122,4 +122,9 @@ def uniform_flat(words: onp.ndarray, length: int) -> onp.ndarray:
     :func:`draw_words`: the flat index ``i`` (``< 2**32``) is the counter pair ``(0, i)``, and the two
     enciphered words' exclusive or gives the 23 bits of the mantissa."""
     a, b = threefry2x32(words[0], words[1], onp.zeros(length, _U32), onp.arange(length, dtype=_U32))
-    return (((a ^ b) >> _U32(9)) | _ONE_BITS).view(onp.float32) - onp.float32(1.0)
+    a ^= b
+    a >>= _U32(9)
+    a |= _ONE_BITS
+    out = a.view(onp.float32)
+    out -= onp.float32(1.0)
+    return out
