@@ -175,6 +175,15 @@ class Trainer(StrictKwargs):
             devices.update(dict.fromkeys(p.list_ctx()))
         return list(devices)
 
+    def _initial_state(self, values: dict[str, jax.Array]) -> Any:
+        """The optimizer state for ``values``: made at once when it holds scalars only (a step count and
+        hyperparameters, as plain SGD's: there is no program worth building), else by one compiled
+        program (momentum and other per-weight slots)."""
+        abstract = jax.eval_shape(self._tx.init, values)
+        if all(leaf.ndim == 0 for leaf in jax.tree_util.tree_leaves(abstract)):
+            return self._tx.init(values)
+        return _compile.jit(("optimizer_init", id(self._tx)), lambda: self._tx.init, owner=self)(values)
+
     def _init(self) -> None:
         for name, p in self._trainable:
             p._check_initialized()
@@ -186,8 +195,7 @@ class Trainer(StrictKwargs):
         self._tx = self._optimizer.to_optax(lr_mult=lr_mult, wd_mult=wd_mult)
         for dev in self._devices():
             values = {n: p._data[dev] for n, p in self._trainable}
-            init = _compile.jit(("optimizer_init", id(self._tx)), lambda: self._tx.init, owner=self)
-            self._states[dev] = jax.device_put(init(values), dev)
+            self._states[dev] = jax.device_put(self._initial_state(values), dev)
         tx = self._tx
         names = [n for n, _ in self._trainable]
         skip_nonfinite = self._skip_nonfinite

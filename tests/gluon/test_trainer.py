@@ -4,7 +4,7 @@ import numpy as onp
 import pytest
 from nets import reference_lenet
 
-from framework import autograd, gluon, np, npx
+from framework import _compile, autograd, gluon, np, npx
 from framework.gluon import nn
 
 
@@ -117,3 +117,27 @@ def test_save_load_states_roundtrip(tmp_path):
     stored = serialization.load_numpy(str(path))
     leaves = jax.tree_util.tree_flatten_with_path(next(iter(trainer._states.values())))[0]
     assert sorted(stored) == sorted([jax.tree_util.keystr(k) for k, _ in leaves] + ["__meta__"])
+
+
+
+def _one_sgd_step(params):
+    net = nn.Dense(3, in_units=4)
+    net.initialize()
+    before = {k: onp.asarray(v.data()) for k, v in net.collect_params().items()}
+    trainer = gluon.Trainer(net.collect_params(), "sgd", params)
+    with autograd.record():
+        loss = (net(np.ones((2, 4))) ** 2).sum()
+    loss.backward()
+    grads = {k: onp.asarray(v.grad()) for k, v in net.collect_params().items()}
+    trainer.step(2)
+    after = {k: onp.asarray(v.data()) for k, v in net.collect_params().items()}
+    return trainer, before, grads, after
+
+
+def test_a_state_of_scalars_is_made_without_a_program_and_slots_by_one():
+    plain, before, grads, after = _one_sgd_step({"learning_rate": 0.1})
+    assert "optimizer_init" not in _compile.program_names(plain)  # a step count and hyperparameters
+    for k in before:
+        onp.testing.assert_allclose(after[k], before[k] - 0.1 * grads[k] / 2, rtol=1e-6, atol=1e-7)
+    momentum, *_ = _one_sgd_step({"learning_rate": 0.1, "momentum": 0.9})
+    assert "optimizer_init" in _compile.program_names(momentum)  # a slot per weight
