@@ -250,10 +250,11 @@ class Optimizer(StrictKwargs, IndexedUpdates):
                     slots[name] = (w32, *frozen._init_slots(name, w32))
                 else:
                     slots[name] = tuple(frozen._init_slots(name, w))
+            # scalars converted by NumPy: made eagerly, they are copies to the device, not programs
             return OptimizerState(
-                count=jnp.asarray(frozen.begin_num_update, jnp.int32),
-                hyperparams={"learning_rate": jnp.asarray(frozen.learning_rate, jnp.float32),
-                             "rescale_grad": jnp.asarray(frozen.rescale_grad, jnp.float32)},
+                count=jnp.asarray(onp.asarray(frozen.begin_num_update, onp.int32), jnp.int32),
+                hyperparams={"learning_rate": _scalar(frozen.learning_rate),
+                             "rescale_grad": _scalar(frozen.rescale_grad)},
                 slots=slots)
 
         def update_fn(updates: Any, state: OptimizerState, params: Any = None) -> tuple[Any, OptimizerState]:
@@ -293,6 +294,11 @@ class Optimizer(StrictKwargs, IndexedUpdates):
             return jax.tree_util.tree_unflatten(treedef, out), new_state
 
         return optax.GradientTransformation(init_fn, update_fn)
+
+
+def _scalar(x: Any) -> jax.Array:
+    """A float32 scalar of the optimizer state, converted by NumPy (eagerly a copy, not a program)."""
+    return jnp.asarray(onp.asarray(x, onp.float32), jnp.float32)
 
 
 def _cast_like(new: tuple[jax.Array, ...], old: tuple[jax.Array, ...]) -> tuple[jax.Array, ...]:
