@@ -141,3 +141,41 @@ def test_a_state_of_scalars_is_made_without_a_program_and_slots_by_one():
         onp.testing.assert_allclose(after[k], before[k] - 0.1 * grads[k] / 2, rtol=1e-6, atol=1e-7)
     momentum, *_ = _one_sgd_step({"learning_rate": 0.1, "momentum": 0.9})
     assert "optimizer_init" in _compile.program_names(momentum)  # a slot per weight
+
+
+_FIRST_STEP = """
+import collections, jax
+compiled = []
+def listen(name, secs, fun_name=None, **kw):
+    if name.endswith("backend_compile_duration"):
+        compiled.append(fun_name)
+jax.monitoring.register_event_duration_secs_listener(listen)
+from framework import autograd, gluon, np
+from framework.gluon import nn
+net = nn.Sequential()
+net.add(nn.Conv2D(6, kernel_size=5, activation="relu"), nn.MaxPool2D(), nn.Dense(10))
+net.initialize()
+trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+with autograd.record():
+    loss = loss_fn(net(np.ones((4, 1, 28, 28))), np.zeros((4,), dtype="int32"))
+loss.backward()
+trainer.step(4)
+float(loss.sum())
+print("COMPILED", compiled)
+"""
+
+
+def test_a_fresh_processs_first_training_step_compiles_only_the_step():
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root), "FRAMEWORK_COMPILE_CACHE": "0"}
+    run = subprocess.run([sys.executable, "-c", _FIRST_STEP], capture_output=True, text=True, timeout=300,
+                         cwd=root, env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    # initial values, keys and the optimizer's scalars are made in host memory: one program, the step
+    assert run.stdout.split("COMPILED", 1)[1].strip() == "['jit(step)']"
