@@ -94,13 +94,7 @@ def _pieces(kind: str, key: jax.Array, n: int, dtype: Any) -> list[Any]:
     return [_chunk(kind, key, i, dtype) for i in range(-(-n // CHUNK))]
 
 
-def _host_device(key: jax.Array) -> Any:
-    """The CPU device the key lives on, or None where the result is made on the device."""
-    devices = key.devices()
-    if len(devices) != 1:
-        return None
-    (device,) = devices
-    return device if device.platform == "cpu" else None
+_host_device = _threefry.cpu_device  # where a draw is finished in host memory (None: on the device)
 
 
 def _place(host: onp.ndarray, key: jax.Array, device: Any) -> jax.Array:

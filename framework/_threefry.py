@@ -33,7 +33,8 @@ import numpy as onp
 
 from . import _jax_compat
 
-__all__ = ["key", "fold_in", "fold_in_words", "draw_words", "uniform_flat", "host_key_data", "threefry2x32"]
+__all__ = ["key", "fold_in", "fold_in_words", "draw_words", "uniform_flat", "host_key_data", "cpu_device",
+           "threefry2x32"]
 
 _U32 = onp.uint32
 _PARITY = _U32(0x1BD11BDA)  # the key schedule's constant (Threefry's C240 for 32-bit words)
@@ -64,6 +65,15 @@ def threefry2x32(k0: Any, k1: Any, x0: onp.ndarray, x1: onp.ndarray) -> tuple[on
     return a, b
 
 
+def cpu_device(x: jax.Array) -> jax.Device | None:
+    """The CPU device ``x`` lives on, or None (several devices, or an accelerator)."""
+    devices = x.devices()
+    if len(devices) != 1:
+        return None
+    (device,) = devices
+    return device if device.platform == "cpu" else None
+
+
 def host_key_data(k: Any) -> onp.ndarray | None:
     """The two words of ``k`` when it is a concrete threefry key on one CPU device and an operation on it
     now gives a concrete value (None otherwise: traced keys or a trace under way, raw ``uint32`` keys,
@@ -71,10 +81,7 @@ def host_key_data(k: Any) -> onp.ndarray | None:
     if isinstance(k, jax.core.Tracer) or not isinstance(k, jax.Array) or k.shape != () \
             or str(k.dtype) != _KEY_DTYPE or not _jax_compat.evaluates_eagerly():
         return None
-    devices = k.devices()
-    if len(devices) != 1 or next(iter(devices)).platform != "cpu":
-        return None
-    return onp.asarray(jax.random.key_data(k))
+    return None if cpu_device(k) is None else onp.asarray(jax.random.key_data(k))
 
 
 def _wrap(data: onp.ndarray, like: jax.Array | None) -> jax.Array:

@@ -84,8 +84,11 @@ _programs = _Programs()
 
 
 def _fold_in(key: jax.Array, count: Any) -> jax.Array:
-    program = _compile.jit(("fold_in",), lambda: jax.random.fold_in, owner=_programs)
-    return _threefry.fold_in(key, count, program)
+    return _threefry.fold_in(key, count, _compiled_fold_in)
+
+
+def _compiled_fold_in(key: jax.Array, count: Any) -> jax.Array:
+    return _compile.jit(("fold_in",), lambda: jax.random.fold_in, owner=_programs)(key, count)
 
 
 def _shape(size: Any) -> tuple[int, ...]:

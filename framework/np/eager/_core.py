@@ -268,13 +268,12 @@ def _index_part(part: Any) -> tuple[bool, Any, jax.Device | None]:
     return False, None, None
 
 
-def _host_getitem(x: Any, index: Any) -> jax.Array | None:
-    """``x[index]`` in host memory, or None where JAX indexes (a part NumPy reads otherwise, index arrays
-    on other devices, an index NumPy refuses)."""
+def _host_getitem(x: Any, index: Any, parts: tuple[Any, ...]) -> jax.Array | None:
+    """``x[index]`` (``parts``: the index as a tuple) in host memory, or None where JAX indexes (a part
+    NumPy reads otherwise, index arrays on other devices, an index NumPy refuses)."""
     found = host_values(x)
     if found is None:
         return None
-    parts = index if type(index) is tuple else (index,)
     host_parts, devices = [], [found[1]]
     for part in parts:
         ok, host, device = _index_part(part)
@@ -299,7 +298,7 @@ def getitem(x: Any, index: Any) -> Any:
     if is_array(x) and x.dtype.kind in _KINDS:
         parts = index if type(index) is tuple else (index,)
         if host_runs_left(("getitem", signature(x), static_signature(parts))):
-            out = _host_getitem(x, index)
+            out = _host_getitem(x, index, parts)
             if out is not None:
                 return out
     return x[index]
