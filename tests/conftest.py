@@ -17,6 +17,9 @@ jax.config.update("jax_num_cpu_devices", 4)
 import numpy as onp  # noqa: E402
 import pytest  # noqa: E402
 
+# What a test worker that died left behind, printed at the end (tests/crash_reports.py).
+pytest_plugins = ["crash_reports"]
+
 REFERENCE = Path(__file__).resolve().parent / "reference"
 COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
 
