@@ -1,0 +1,70 @@
+"""tests/crash_reports.py: a pytest-xdist worker that dies leaves its fault report and its last test,
+printed at the end of the run; a run without crashes prints nothing more and leaves no files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+
+def _run(tmp_path: Path, body: str) -> str:
+    (tmp_path / "conftest.py").write_text(f"import sys\nsys.path.insert(0, {os.fspath(HERE)!r})\n"
+                                          "pytest_plugins = ['crash_reports']\n")
+    (tmp_path / "test_inner.py").write_text(textwrap.dedent(body))
+    env = {**os.environ, "TMPDIR": os.fspath(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider",
+                           os.fspath(tmp_path)], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=300)
+    return proc.stdout + proc.stderr
+
+
+def test_a_segmentation_fault_is_reported_with_the_test_and_the_stack(tmp_path):
+    out = _run(tmp_path, """
+        import faulthandler
+        def test_fine(): pass
+        def test_dies_here(): faulthandler._sigsegv()
+    """)
+    summary = out[out.index("did not end normally"):]  # the section at the end, not the worker's stderr
+    assert "started test_inner.py::test_dies_here (peak memory so far" in summary
+    assert "Fatal Python error: Segmentation fault" in summary
+    assert 'test_inner.py", line 4 in test_dies_here' in summary
+    assert "1 failed, 1 passed" in out
+
+
+def test_a_worker_killed_without_a_report_names_its_last_test(tmp_path):
+    out = _run(tmp_path, """
+        import os, signal
+        def test_killed(): os.kill(os.getpid(), signal.SIGKILL)
+        def test_fine(): pass
+    """)
+    summary = out[out.index("did not end normally"):]
+    assert "started test_inner.py::test_killed" in summary
+    assert "no fault report: killed by a signal it cannot catch" in summary
+
+
+def test_a_run_without_crashes_adds_nothing_and_leaves_no_files(tmp_path):
+    out = _run(tmp_path, """
+        def test_one(): pass
+        def test_two(): pass
+    """)
+    assert "2 passed" in out and "did not end normally" not in out
+    assert not list(tmp_path.glob("framework-test-crashes-*"))
+
+
+@pytest.mark.parametrize("option", [[], ["-n", "0"]])
+def test_without_workers_the_plugin_does_nothing(tmp_path, option):
+    (tmp_path / "conftest.py").write_text(f"import sys\nsys.path.insert(0, {os.fspath(HERE)!r})\n"
+                                          "pytest_plugins = ['crash_reports']\n")
+    (tmp_path / "test_inner.py").write_text("def test_one(): pass\n")
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *option,
+                           os.fspath(tmp_path)], capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "TMPDIR": os.fspath(tmp_path)}, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not list(tmp_path.glob("framework-test-crashes-*"))
