@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import faulthandler
 import os
-import resource
 import shutil
 import tempfile
 from pathlib import Path
 from typing import IO
 
 import pytest
+
+try:
+    import resource  # POSIX: the peak memory
+except ImportError:  # pragma: no cover (Windows)
+    resource = None
 
 _DIR = "framework_crash_dir"  # the key of the directory in the workers' workerinput
 _dir_key = pytest.StashKey[Path]()
@@ -56,9 +60,10 @@ def pytest_runtest_logstart(nodeid: str, location: object) -> None:
     if not _worker_files:
         return
     last = _worker_files[1]
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    peak = "" if resource is None else \
+        f" (peak memory so far {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MB)"
     last.seek(0)
-    last.write(f"started {nodeid} (peak memory so far {peak_mb} MB)\n")
+    last.write(f"started {nodeid}{peak}\n")
     last.truncate()
     last.flush()
 
