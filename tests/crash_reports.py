@@ -4,10 +4,10 @@ pytest-xdist reports a worker that died only as "worker 'gw0' crashed while runn
 what the dying process printed scrolls away among the progress dots. With this plugin every worker
 writes Python's fault report (``faulthandler``: the stack of every thread at a segmentation fault,
 an abort or a bus error) to its own file, and keeps one line up to date with the test it runs and
-its peak memory; at the end of the run the controller prints the files of the workers that left a
-report, so the last lines of a CI log say where a crash happened. A worker killed by SIGKILL (the
-kernel's out-of-memory killer) leaves no report, only its last line: its peak memory tells whether
-memory ran out.
+its peak memory; a worker that ends normally removes both. At the end of the run the controller
+prints what the workers that did not end normally left, so the last lines of a CI log say where a
+crash happened. A worker killed by SIGKILL (the kernel's out-of-memory killer) leaves no report, only
+its last line: its peak memory tells whether memory ran out.
 """
 
 from __future__ import annotations
