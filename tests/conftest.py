@@ -7,7 +7,10 @@ for it (``$FRAMEWORK_HOME/datasets``, then Debian's package directory).
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import jax
@@ -38,6 +41,29 @@ def count_compiles(fn) -> int:
     finally:
         jax.monitoring.unregister_event_duration_listener(listen)
     return len(seen)
+
+
+_COMPILES_PRELUDE = """
+import json, jax
+_compiled = []
+def _listen(name, secs, fun_name=None, **kw):
+    if name.endswith("backend_compile_duration"):
+        _compiled.append(fun_name)
+jax.monitoring.register_event_duration_secs_listener(_listen)
+"""
+
+
+def compiled_in_new_process(code: str, **env: str) -> list[str]:
+    """The names of the programs XLA compiled while ``code`` ran in a new Python process (this checkout
+    on its path, ``env`` added to the environment), in order; fails with the child's error output."""
+    root = Path(__file__).resolve().parents[1]
+    program = _COMPILES_PRELUDE + code + "\nprint('COMPILED', json.dumps(_compiled))"
+    run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300,
+                         cwd=root, env={**os.environ, "PYTHONPATH": str(root), **env})
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.rsplit("COMPILED", 1)[1])
+
+
 GET_FASHION = ("make data   (as root on Debian: apt-get install dataset-fashion-mnist), or "
                "python -m datasets fetch fashion-mnist   (needs the network; writes "
                "$FRAMEWORK_HOME/datasets)")

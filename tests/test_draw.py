@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import jax
 import jax.numpy as jnp
 import numpy as onp
@@ -14,7 +9,7 @@ import pytest
 
 from framework import _compile, _draw, init, nd
 from framework import np as fnp
-from tests.conftest import count_compiles
+from tests.conftest import compiled_in_new_process, count_compiles
 
 # LeNet's and a small MLP's weight shapes: five sizes from 60 to 48,000 values, three of them 4-d
 SHAPES = [(6, 1, 5, 5), (16, 6, 5, 5), (120, 400), (84, 120), (10, 84), (3,), (2, 2, 2, 2)]
@@ -201,12 +196,6 @@ def test_other_dtypes_and_normal_draws_keep_their_programs(host_budget):
 
 
 _FRESH = """
-import collections, jax
-compiled = collections.Counter()
-def listen(name, secs, fun_name=None, **kw):
-    if name.endswith("backend_compile_duration"):
-        compiled.update([fun_name])
-jax.monitoring.register_event_duration_secs_listener(listen)
 from framework import np
 from framework.gluon import nn
 np.random.seed(123)
@@ -216,13 +205,8 @@ net.add(nn.Conv2D(6, kernel_size=5, in_channels=1), nn.Dense(120, in_units=400),
         nn.Dense(10, in_units=120))
 net.initialize()  # shapes known: every Parameter is drawn now
 [p.data().block_until_ready() for p in net.collect_params().values()]
-print("COMPILED", sorted(compiled.elements()))
 """
 
 
 def test_a_fresh_process_seeds_draws_and_initialises_a_network_without_compiling():
-    root = Path(__file__).resolve().parents[1]
-    run = subprocess.run([sys.executable, "-c", _FRESH], capture_output=True, text=True, timeout=300,
-                         cwd=root, env={**os.environ, "PYTHONPATH": str(root)})
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert run.stdout.split("COMPILED", 1)[1].strip() == "[]"
+    assert compiled_in_new_process(_FRESH) == []

@@ -252,9 +252,9 @@ class Optimizer(StrictKwargs, IndexedUpdates):
                     slots[name] = tuple(frozen._init_slots(name, w))
             # scalars converted by NumPy: made eagerly, they are copies to the device, not programs
             return OptimizerState(
-                count=jnp.asarray(onp.asarray(frozen.begin_num_update, onp.int32), jnp.int32),
-                hyperparams={"learning_rate": _scalar(frozen.learning_rate),
-                             "rescale_grad": _scalar(frozen.rescale_grad)},
+                count=_scalar(frozen.begin_num_update, onp.int32),
+                hyperparams={"learning_rate": _scalar(frozen.learning_rate, onp.float32),
+                             "rescale_grad": _scalar(frozen.rescale_grad, onp.float32)},
                 slots=slots)
 
         def update_fn(updates: Any, state: OptimizerState, params: Any = None) -> tuple[Any, OptimizerState]:
@@ -296,9 +296,9 @@ class Optimizer(StrictKwargs, IndexedUpdates):
         return optax.GradientTransformation(init_fn, update_fn)
 
 
-def _scalar(x: Any) -> jax.Array:
-    """A float32 scalar of the optimizer state, converted by NumPy (eagerly a copy, not a program)."""
-    return jnp.asarray(onp.asarray(x, onp.float32), jnp.float32)
+def _scalar(x: Any, dtype: Any) -> jax.Array:
+    """A scalar of the optimizer state, converted by NumPy (eagerly a copy, not a program)."""
+    return jnp.asarray(onp.asarray(x, dtype), dtype)
 
 
 def _cast_like(new: tuple[jax.Array, ...], old: tuple[jax.Array, ...]) -> tuple[jax.Array, ...]:

@@ -4,6 +4,7 @@ import numpy as onp
 import pytest
 from nets import reference_lenet
 
+from conftest import compiled_in_new_process
 from framework import _compile, autograd, gluon, np, npx
 from framework.gluon import nn
 
@@ -119,7 +120,6 @@ def test_save_load_states_roundtrip(tmp_path):
     assert sorted(stored) == sorted([jax.tree_util.keystr(k) for k, _ in leaves] + ["__meta__"])
 
 
-
 def _one_sgd_step(params):
     net = nn.Dense(3, in_units=4)
     net.initialize()
@@ -144,12 +144,6 @@ def test_a_state_of_scalars_is_made_without_a_program_and_slots_by_one():
 
 
 _FIRST_STEP = """
-import collections, jax
-compiled = []
-def listen(name, secs, fun_name=None, **kw):
-    if name.endswith("backend_compile_duration"):
-        compiled.append(fun_name)
-jax.monitoring.register_event_duration_secs_listener(listen)
 from framework import autograd, gluon, np
 from framework.gluon import nn
 net = nn.Sequential()
@@ -162,20 +156,9 @@ with autograd.record():
 loss.backward()
 trainer.step(4)
 float(loss.sum())
-print("COMPILED", compiled)
 """
 
 
 def test_a_fresh_processs_first_training_step_compiles_only_the_step():
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "PYTHONPATH": str(root), "FRAMEWORK_COMPILE_CACHE": "0"}
-    run = subprocess.run([sys.executable, "-c", _FIRST_STEP], capture_output=True, text=True, timeout=300,
-                         cwd=root, env=env)
-    assert run.returncode == 0, run.stderr[-3000:]
     # initial values, keys and the optimizer's scalars are made in host memory: one program, the step
-    assert run.stdout.split("COMPILED", 1)[1].strip() == "['jit(step)']"
+    assert compiled_in_new_process(_FIRST_STEP, FRAMEWORK_COMPILE_CACHE="0") == ["jit(step)"]
