@@ -21,8 +21,8 @@ JAX_FLAGS = ("jax_enable_x64", "jax_numpy_dtype_promotion", "jax_numpy_rank_prom
              "jax_debug_infs", "jax_disable_jit", "jax_default_matmul_precision", "jax_log_compiles",
              "jax_check_tracer_leaks", "jax_default_prng_impl", "jax_enable_checks")
 # The framework's per-thread state: recording/training flags, device scopes, bindings, the data RNG.
-THREAD_STATE = (("framework.autograd.mode", "_local"), ("framework.device", "_scope"),
-                ("framework.gluon.binding", "_local"), ("framework.gluon.block", "_infer"),
+THREAD_STATE = (("framework.autograd.mode", "flags"), ("framework.device", "_scope"),
+                ("framework.gluon.binding", "bindings"), ("framework.gluon.block", "_infer"),
                 ("framework.gluon.data._rng", "_local"))
 
 

@@ -17,15 +17,23 @@ False
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
 
-from . import mode, tape
+from . import tape
 from .function import Function, mark_variables
-from .mode import is_recording, is_training, set_recording, set_training
+from .mode import (
+    is_recording,
+    is_training,
+    pause,
+    predict_mode,
+    record,
+    set_recording,
+    set_training,
+    train_mode,
+)
 from .tape import GraphError, Recorded
 from .variable import Variable, attach_grad
 
@@ -37,42 +45,6 @@ __all__ = [
 
 #: the array type, which MXNet 1.x's autograd module offers too: ``jax.Array``, as ``mx.nd.NDArray``
 NDArray = jax.Array
-
-
-class _Scope:
-    """Set the recording and/or training flag for a ``with`` block (None: leave it), then restore it.
-    A class rather than a generator: a training loop enters one per step."""
-
-    __slots__ = ("recording", "training", "prev")
-
-    def __init__(self, recording: bool | None, training: bool | None) -> None:
-        self.recording, self.training = recording, training
-
-    def __enter__(self) -> None:
-        self.prev = mode.swap(self.recording, self.training)
-
-    def __exit__(self, *exc: Any) -> None:
-        mode.swap(*self.prev)
-
-
-def record(train_mode: bool = True) -> contextlib.AbstractContextManager[None]:
-    """Record computations for :func:`backward`; ``train_mode`` sets Dropout/BatchNorm behaviour."""
-    return _Scope(True, train_mode)
-
-
-def pause(train_mode: bool = False) -> contextlib.AbstractContextManager[None]:
-    """Stop recording inside a ``record()`` scope."""
-    return _Scope(False, train_mode)
-
-
-def train_mode() -> contextlib.AbstractContextManager[None]:
-    """Training behaviour (batch statistics, dropout) without recording."""
-    return _Scope(None, True)
-
-
-def predict_mode() -> contextlib.AbstractContextManager[None]:
-    """Inference behaviour, even inside ``record()``."""
-    return _Scope(None, False)
 
 
 def backward(heads: Any, head_grads: Any = None, retain_graph: bool = False,

@@ -35,7 +35,7 @@ from ..base import FrameworkError
 from . import walk
 from .graph import LEAF, Abstract, GradDesc, Node, Plan, Value, abstract_eval, op_desc
 from .lazy import Deferred, force
-from .mode import is_recording, is_training, set_recording, set_training
+from .mode import flags, is_recording, is_training, set_recording, set_training
 from .pending import Pending, repeats
 from .recorded import ArrayOps
 
@@ -72,7 +72,7 @@ class Recorded(Value, ArrayOps):
     def sum(self, *args: Any, **kwargs: Any) -> Any:
         """``jnp.sum``; after a backward of this value alone, the sum that backward computed (no program
         of its own: ``float(loss.sum())`` in a training loop waits for the step and nothing else)."""
-        if not args and not kwargs and self._sum is not None and not is_recording():
+        if not args and not kwargs and self._sum is not None and not flags.recording:
             total = self._sum = force(self._sum)
             return total
         return self._record_op(jnp.sum, (self, *args), kwargs)

@@ -31,9 +31,18 @@ from ..autograd import mode
 from ..base import FrameworkError
 from ..np import random
 
-__all__ = ["Binding", "current", "name_key", "parameter_of", "MissingKeyError", "StateDroppedError"]
+__all__ = ["Binding", "bindings", "current", "name_key", "parameter_of", "MissingKeyError",
+           "StateDroppedError"]
 
-_local = threading.local()
+
+class _Active(threading.local):
+    """One thread's active bindings, innermost last (``stack``)."""
+
+    def __init__(self) -> None:
+        self.stack: list[Binding] = []
+
+
+bindings = _Active()
 
 
 class MissingKeyError(FrameworkError, ValueError):
@@ -46,7 +55,7 @@ class StateDroppedError(FrameworkError, RuntimeError):
 
 def current() -> Binding | None:
     """The innermost active binding, or None outside any block call."""
-    stack = getattr(_local, "stack", None)
+    stack = bindings.stack
     return stack[-1] if stack else None
 
 
@@ -129,15 +138,12 @@ class Binding:
         self.handed = (params, values)
 
     def __enter__(self) -> Binding:
-        stack = getattr(_local, "stack", None)
-        if stack is None:
-            stack = _local.stack = []
-        stack.append(self)
+        bindings.stack.append(self)
         if self.values is not None:
             self._prev_training = mode.set_training(self.training)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        _local.stack.pop()
+        bindings.stack.pop()
         if self.values is not None:
             mode.set_training(self._prev_training)

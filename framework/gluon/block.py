@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import operator
 import re
 import threading
 import warnings
@@ -124,12 +123,14 @@ class Structure(NamedTuple):
 
 
 class LastRecord(NamedTuple):
-    """What a Block's last recorded call described (reused while nothing it depends on changed)."""
+    """What a Block's last recorded call on a device described, replayed while nothing it depends on
+    changed (:meth:`Block._replay`): the tree, the mode, the type of each input and the aval of each
+    input and Parameter value (JAX hands out the same aval objects in a loop's steady state)."""
 
     structure: Structure
     training: bool
-    device: Any
-    avals: list
+    kinds: tuple
+    avals: tuple
     desc: BlockDesc
     abstract: Abstract
 
@@ -208,11 +209,11 @@ class Block(StrictKwargs):
         >>> seen
         [(3, 2)]
         """
-        return HookHandle(self._forward_hooks, hook)
+        return HookHandle(self._forward_hooks, hook, _bump)
 
     def register_forward_pre_hook(self, hook: Callable) -> HookHandle:
         """Call ``hook(block, inputs)`` before each forward; ``.detach()`` the handle to remove it."""
-        return HookHandle(self._forward_pre_hooks, hook)
+        return HookHandle(self._forward_pre_hooks, hook, _bump)
 
     # ------------------------------------------------------------------ structure
     def _structure(self) -> tuple[ParameterDict, dict[int, str]]:
@@ -400,6 +401,10 @@ class Block(StrictKwargs):
 
     # ------------------------------------------------------------------ the shell
     def __call__(self, *args: Any) -> Any:
+        if not (self._forward_pre_hooks or self._forward_hooks):
+            out = self._replay(args)
+            if out is not None:
+                return out
         if has_symbol(args):  # MXNet 1.x: a Block called on Symbols builds their graph
             return call_on_symbols(self, *args)
         check_inputs(self, args)
@@ -468,24 +473,57 @@ class Block(StrictKwargs):
 
     def _record(self, tree: Structure, training: bool, dev: jax.Device, values: list[jax.Array],
                 key: tuple, args: tuple) -> Any:
-        """Record this call as one node. Its description and abstract result are the last recorded
-        call's when the structure, mode, device and every input's and Parameter's type object are the
-        same ones (a training loop's steady state: JAX hands out the same aval objects)."""
-        avals = [getattr(a, "aval", None) for a in (*args, *values)]
-        records = self.__dict__.get("_last_record")  # one per device (the seed calls it on each)
-        last = None if records is None else records.get(dev)
-        if last is not None and last.structure is tree and last.training is training \
-                and len(last.avals) == len(avals) and all(map(operator.is_, avals, last.avals)):
-            desc, abstract = last.desc, last.abstract
-        else:
-            desc = interned(BlockDesc(weakref.ref(self), training, _treedef(args), tree.key[0], dev,
-                                      tree.key))
-            abstract = abstract_eval(desc, (*key, *args), values)
-            if None not in avals:  # every input an array or recorded value (a leaf): reusable
-                if records is None or len(records) > 8:
-                    records = self.__dict__["_last_record"] = {}
-                records[dev] = LastRecord(tree, training, dev, avals, desc, abstract)
+        """Record this call as one node, and remember what it described for :meth:`_replay`."""
+        desc = interned(BlockDesc(weakref.ref(self), training, _treedef(args), tree.key[0], dev, tree.key))
+        abstract = abstract_eval(desc, (*key, *args), values)
+        avals = tuple(getattr(a, "aval", None) for a in (*args, *values))
+        if None not in avals:  # every input an array or recorded value (a leaf): replayable
+            records = self.__dict__.get("_last_record")  # one per device (the seed calls it on each)
+            if records is None or len(records) > 8:
+                records = self.__dict__["_last_record"] = {}
+            records[dev] = LastRecord(tree, training, tuple(map(type, args)), avals, desc, abstract)
         return tape.record_block(self, desc, tree.param_list, values, key, args, dev, abstract=abstract)
+
+    def _replay(self, args: tuple) -> Any:
+        """A training loop's steady state: record this call as the last recorded call on its device was
+        (the same description and abstract result), without the decisions :meth:`_call` makes, when
+        nothing they depend on changed: recording, outside a pure call, the tree (its structure, hooks,
+        hybridization: each bumps its epoch) and the training flag the same, every input of the same
+        type and aval, every Parameter's value on that device of the same aval. None otherwise: the
+        full path then runs."""
+        records = self.__dict__.get("_last_record")
+        if records is None or not args or not mode.flags.recording or getattr(_infer, "active", False):
+            return None
+        stack = _binding.bindings.stack
+        if stack and stack[-1].values is not None:  # inside a pure call
+            return None
+        first = args[0]
+        if type(first) is Recorded:
+            dev = first.device
+        elif isinstance(first, jax.Array) and not isinstance(first, jax.core.Tracer):
+            devs = first.devices()
+            if len(devs) != 1:
+                return None
+            dev = next(iter(devs))
+        else:
+            return None
+        last = records.get(dev)
+        tree = self._structure_cache
+        if last is None or last.structure is not tree or tree.epoch != _epoch[0] \
+                or last.training != mode.flags.training or len(args) != len(last.kinds):
+            return None
+        for a, kind, aval in zip(args, last.kinds, last.avals, strict=False):
+            if type(a) is not kind or a.aval is not aval:
+                return None
+        values = []
+        for p, aval in zip(tree.param_list, last.avals[len(args):], strict=True):
+            v = p._replicas.get(dev) if p._replicas is not None else None
+            if v is None or type(v) is Deferred or v.aval is not aval:
+                return None
+            values.append(v)
+        key = random.next_key_parts(device=dev)
+        return tape.record_block(self, last.desc, tree.param_list, values, key, args, dev,
+                                 abstract=last.abstract)
 
     # ------------------------------------------------------------------ deferred shape inference
     def _fix_shapes(self, args: tuple, params: ParameterDict, compiled: bool, traced: bool) -> bool:
@@ -591,6 +629,7 @@ class HybridBlock(Block):
     def hybridize(self, active: bool = True, **kwargs: Any) -> None:
         object.__setattr__(self, "_active", active)
         _compile.forget(self)
+        _bump()  # whether this tree (and those holding it) runs as one compiled call may change
         super().hybridize(active, **kwargs)
 
     def _runs_compiled(self) -> bool:
