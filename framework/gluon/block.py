@@ -401,9 +401,12 @@ class Block(StrictKwargs):
 
     # ------------------------------------------------------------------ the shell
     def __call__(self, *args: Any) -> Any:
-        if not (self._forward_pre_hooks or self._forward_hooks):
+        if not self._forward_pre_hooks:
             out = self._replay(args)
             if out is not None:
+                if self._forward_hooks:
+                    for hook in tuple(self._forward_hooks.values()):
+                        hook(self, args, out)
                 return out
         if has_symbol(args):  # MXNet 1.x: a Block called on Symbols builds their graph
             return call_on_symbols(self, *args)

@@ -58,6 +58,15 @@ def test_a_hook_added_to_a_child_in_a_steady_loop_is_called():
     assert seen == [(2, 5)]
 
 
+def test_a_replayed_call_runs_its_own_forward_hooks():
+    net = nn.Dense(2, in_units=3)
+    net.initialize()
+    seen = []
+    net.register_forward_hook(lambda block, inputs, out: seen.append((inputs[0].shape, out.shape)))
+    _steady(net, np.ones((4, 3)), times=4)
+    assert seen == [((4, 3), (4, 2))] * 4
+
+
 def test_hybridizing_a_user_child_in_a_steady_loop_changes_how_it_runs():
     class Scale(gluon.HybridBlock):
         def forward(self, x):
