@@ -21,7 +21,7 @@ import contextlib
 import threading
 from typing import Any
 
-__all__ = ["flags", "is_recording", "is_training", "set_recording", "set_training", "swap", "record",
+__all__ = ["flags", "is_recording", "is_training", "set_recording", "set_training", "record",
            "pause", "train_mode", "predict_mode"]
 
 
@@ -56,17 +56,6 @@ def set_training(flag: bool) -> bool:
     """Set the training flag; returns the previous one."""
     prev = flags.training
     flags.training = bool(flag)
-    return prev
-
-
-def swap(recording: bool | None, training: bool | None) -> tuple[bool, bool]:
-    """Set both flags (None: leave one as it is); returns the previous ``(recording, training)``."""
-    local = flags
-    prev = (local.recording, local.training)
-    if recording is not None:
-        local.recording = recording
-    if training is not None:
-        local.training = training
     return prev
 
 

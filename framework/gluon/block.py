@@ -68,15 +68,23 @@ def _has_tracer(tree: Any) -> bool:
     return any(isinstance(x, jax.core.Tracer) for x in jax.tree_util.tree_leaves(tree))
 
 
+def _leaf_device(a: Any) -> jax.Device | None:
+    """The device of a recorded value, or of a concrete array on one device; None for anything else."""
+    if isinstance(a, Recorded):  # a Variable too
+        return a.device
+    if isinstance(a, jax.Array) and not isinstance(a, jax.core.Tracer):
+        devs = a.devices()
+        if len(devs) == 1:
+            return next(iter(devs))
+    return None
+
+
 def _input_device(leaves: list, params: ParameterDict) -> jax.Device:
     """The device of the first input on one device (recorded values are leaves), else the parameters'."""
     for a in leaves:
-        if isinstance(a, Recorded):
-            return a.device
-        if isinstance(a, jax.Array):
-            devs = a.devices()
-            if len(devs) == 1:
-                return next(iter(devs))
+        dev = _leaf_device(a)
+        if dev is not None:
+            return dev
     ctxs = params.list_ctx() if params else []
     if len(ctxs) == 1:
         return ctxs[0]
@@ -401,20 +409,15 @@ class Block(StrictKwargs):
 
     # ------------------------------------------------------------------ the shell
     def __call__(self, *args: Any) -> Any:
-        if not self._forward_pre_hooks:
-            out = self._replay(args)
-            if out is not None:
-                if self._forward_hooks:
-                    for hook in tuple(self._forward_hooks.values()):
-                        hook(self, args, out)
-                return out
-        if has_symbol(args):  # MXNet 1.x: a Block called on Symbols builds their graph
-            return call_on_symbols(self, *args)
-        check_inputs(self, args)
-        if self._forward_pre_hooks:
-            for hook in tuple(self._forward_pre_hooks.values()):
-                hook(self, args)
-        out = self._call(*args)
+        out = None if self._forward_pre_hooks else self._replay(args)
+        if out is None:
+            if has_symbol(args):  # MXNet 1.x: a Block called on Symbols builds their graph
+                return call_on_symbols(self, *args)
+            check_inputs(self, args)
+            if self._forward_pre_hooks:
+                for hook in tuple(self._forward_pre_hooks.values()):
+                    hook(self, args)
+            out = self._call(*args)
         if self._forward_hooks:
             for hook in tuple(self._forward_hooks.values()):
                 hook(self, args, out)
@@ -500,16 +503,7 @@ class Block(StrictKwargs):
         stack = _binding.bindings.stack
         if stack and stack[-1].values is not None:  # inside a pure call
             return None
-        first = args[0]
-        if type(first) is Recorded:
-            dev = first.device
-        elif isinstance(first, jax.Array) and not isinstance(first, jax.core.Tracer):
-            devs = first.devices()
-            if len(devs) != 1:
-                return None
-            dev = next(iter(devs))
-        else:
-            return None
+        dev = _leaf_device(args[0])
         last = records.get(dev)
         tree = self._structure_cache
         if last is None or last.structure is not tree or tree.epoch != _epoch[0] \

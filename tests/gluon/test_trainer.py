@@ -4,9 +4,9 @@ import numpy as onp
 import pytest
 from nets import reference_lenet
 
-from conftest import compiled_in_new_process
 from framework import _compile, autograd, gluon, np, npx
 from framework.gluon import nn
+from tests.conftest import compiled_in_new_process
 
 
 @pytest.mark.parametrize("hybridize", [False, True])
