@@ -8,6 +8,10 @@
   ``float(loss_sum)`` (the same one host sync per step).
 - ``gluon_seed_x2`` / ``compiled_x2`` (two CPU devices): ``split_and_load`` + one backward per device
   + ``trainer.step``, against ``framework.parallel.DataParallel`` (one pmap program, psum, update).
+- ``gluon_seed_same_x2`` / ``compiled_same_x2``: the seed as written on a one-device machine
+  (``devices = [cpu(0), cpu(0)]``: two half batches, two backwards, one ``trainer.step``) against the
+  same work in one ``jax.jit`` (each half batch's loss, differentiated together, one update, one host
+  sync); also reported against ``compiled`` (the whole batch in one pass).
 - ``torch_eager`` (where torch is installed): the same LeNet step in PyTorch eager mode, the peer whose
   loop the seed's resembles (forward, ``loss.backward()``, ``optimizer.step()``, ``float(loss)``).
 
@@ -159,6 +163,23 @@ def build(data: list[tuple[Any, Any]], steps: int, two: bool) -> tuple[dict[str,
         twice = [dev0, dev0]
         net4, tr4 = _gluon(False, twice, data[0][0], init)
         runs["gluon_seed_same_x2"] = loop(net4, tr4, twice)
+
+        def objective_halves(p: Any, x: Any, y: Any) -> Any:  # the same work: two half batches
+            half = x.shape[0] // 2
+            return objective(p, x[:half], y[:half]) + objective(p, x[half:], y[half:])
+
+        program_halves = sgd_program(objective_halves, LR, int(data[0][0].shape[0]))
+        state_halves = {"params": {n: jax.device_put(v, dev0).copy() for n, v in init.items()}}
+
+        def compiled_halves() -> float:
+            total = 0.0
+            for i in range(steps):
+                x, y = data[i % len(data)]
+                state_halves["params"], lsum = program_halves(state_halves["params"], x, y)
+                total = float(lsum)
+            return total
+
+        runs["compiled_same_x2"] = compiled_halves
     eager = torch_step(data, steps)
     if eager is not None:
         runs["torch_eager"] = eager
@@ -297,12 +318,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             del runs[name]
     ms, compiles = timed_variants(runs, repeats, steps, warm_each=True)  # runs of ~10 ms: see there
     pairs = (("gluon_seed", "compiled"), ("gluon_hybrid", "compiled"), ("gluon_seed_x2", "compiled_x2"),
-             ("gluon_seed_same_x2", "compiled"), ("gluon_seed", "torch_eager"),
+             ("gluon_seed_same_x2", "compiled"), ("gluon_seed_same_x2", "compiled_same_x2"),
+             ("gluon_seed", "torch_eager"),
              ("gluon_seed_x2", "torch_eager_x2"), ("gluon_seed_same_x2", "torch_eager_x2"))
     ratios = {f"{a} / {b}": {c: ms[a][c] / ms[b][c] for c in ("wall", "cpu")}
               for a, b in pairs if a in ms and b in ms}
     targets = {"gluon_seed / compiled": 1.5, "gluon_hybrid / compiled": 1.5,
                "gluon_seed_x2 / compiled_x2": 1.5, "gluon_seed_same_x2 / compiled": 1.5,
+               "gluon_seed_same_x2 / compiled_same_x2": 1.5,
                "gluon_seed / torch_eager": 1.0, "gluon_seed_x2 / torch_eager_x2": 1.0,
                "gluon_seed_same_x2 / torch_eager_x2": 1.0}
     base = {k: ms.get("compiled_x2" if k in ("gluon_seed_x2", "compiled_x2") else "compiled") for k in ms}

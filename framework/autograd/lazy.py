@@ -52,18 +52,6 @@ class Deferred:
             value = force(self.base) + value
         return value
 
-    def sources(self) -> list[Any]:
-        """The sources this value needs, oldest first, and None at the end when it has a computed base
-        (a gradient accumulated onto an array)."""
-        out, d = [], self
-        while type(d) is Deferred:
-            out.append(d.source)
-            d = d.base
-        out.reverse()
-        if d is not None:
-            out.append(None)
-        return out
-
     def __repr__(self) -> str:
         return f"Deferred({self.kind} {self.index} of {type(self.source).__name__})"
 

@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 import jax
 
 from .. import _compile
-from ..autograd.lazy import GRAD, Deferred
+from ..autograd.lazy import Deferred
 from ..autograd.pending import Pending, backward_function
 
 __all__ = ["FusedStep", "fused_step"]
@@ -64,7 +64,7 @@ class _Found(NamedTuple):
 
 
 def _eligible(trainer: Any) -> _Found | None:
-    sources = None
+    sources: list | None = None
     device = None
     picks: list[list[int]] = []
     values, same = {}, True
@@ -73,25 +73,23 @@ def _eligible(trainer: Any) -> _Found | None:
         if replicas is None or len(replicas) != 1 or grads is None or p._grad_req != "write":
             return None
         [(dev, value)] = replicas.items()  # its one device
-        slot = grads.get(dev)
-        if type(slot) is not Deferred:
+        chain, d = [], grads.get(dev)  # its backwards' deferred gradients, newest first
+        while type(d) is Deferred:
+            chain.append(d)
+            d = d.base
+        if d is not None or not chain:  # accumulated onto a computed gradient, or none deferred
             return None
+        chain.reverse()
         if sources is None:
-            device, sources = dev, slot.sources()
+            device, sources = dev, [g.source for g in chain]
             if not all(type(s) is Pending and s.computed is None and s.whole for s in sources):
                 return None
             picks = [[] for _ in sources]
-        elif dev != device or (slot.source is not sources[-1]) or (
-                (slot.base is not None or len(sources) > 1) and slot.sources() != sources):
+        elif dev != device or len(chain) != len(sources) or any(
+                g.source is not s for g, s in zip(chain, sources, strict=True)):
             return None
-        if len(sources) == 1 and slot.base is None and slot.kind == GRAD:
-            picks[0].append(slot.index)  # its backward's own gradient: the plan's index of (p, dev)
-        else:
-            for k, src in enumerate(sources):
-                i = src.plan.param_index.get((id(p), dev))
-                if i is None:
-                    return None
-                picks[k].append(i)
+        for k, g in enumerate(chain):  # a gradient's index is its (Parameter, device) pair's in the plan
+            picks[k].append(g.index)
         values[name] = value
         same = same and value is sources[0].plan.pvals[picks[0][-1]]
     if sources is None:

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -16,6 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
+from .. import _compile
 from .. import device as _device
 from ..util import is_np_array, is_np_shape
 from ._download import DownloadError, check_sha1, download
@@ -28,7 +30,12 @@ __all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "ch
            "shape_is_known", "is_np_array", "is_np_shape"]
 
 
-def _sections(size: int, num_slice: int, batch_axis: int, shape: tuple, even_split: bool) -> list[int]:
+def _sections(shape: tuple, num_slice: int, batch_axis: int, even_split: bool) -> tuple[int, ...]:
+    """The bounds of the slices along ``batch_axis`` (MXNet's rule: the first ``size % num_slice``
+    slices get one extra element when ``even_split=False``)."""
+    if not 0 <= batch_axis < len(shape):
+        raise ValueError(f"batch_axis={batch_axis} is out of range for data with shape {shape}.")
+    size = shape[batch_axis]
     if even_split and size % num_slice != 0:
         raise ValueError(
             f"data with shape {shape} cannot be evenly split into {num_slice} slices along axis "
@@ -42,24 +49,35 @@ def _sections(size: int, num_slice: int, batch_axis: int, shape: tuple, even_spl
         )
     each, extras = divmod(size, num_slice)
     sizes = [each + 1] * extras + [each] * (num_slice - extras)
-    return list(onp.cumsum([0] + sizes))
+    return tuple(itertools.accumulate(sizes, initial=0))
 
 
 def split_data(data: Any, num_slice: int, batch_axis: int = 0, even_split: bool = True) -> list[Any]:
     """Split ``data`` into ``num_slice`` slices along ``batch_axis`` (MXNet's rule: the first
     ``size % num_slice`` slices get one extra element when ``even_split=False``)."""
     shape = tuple(data.shape)
-    if not 0 <= batch_axis < len(shape):
-        raise ValueError(f"batch_axis={batch_axis} is out of range for data with shape {shape}.")
-    bounds = _sections(shape[batch_axis], num_slice, batch_axis, shape, even_split)
+    bounds = _sections(shape, num_slice, batch_axis, even_split)
     if num_slice == 1:
         return [data]
     index = [slice(None)] * len(shape)
     out = []
     for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-        index[batch_axis] = slice(int(lo), int(hi))
+        index[batch_axis] = slice(lo, hi)
         out.append(data[tuple(index)])
     return out
+
+
+def _split_program(data: jax.Array, num_slice: int, batch_axis: int, even_split: bool) -> Any:
+    """The compiled split of an array already on the device every slice goes to (a device named twice
+    in ``ctx_list``, as the seed's ``[gpu, gpu_1]`` is on a one-device machine): one dispatch, where
+    copying host slices there costs a transfer each."""
+    bounds = _sections(tuple(data.shape), num_slice, batch_axis, even_split)
+
+    def split(x: jax.Array) -> tuple[jax.Array, ...]:
+        return tuple(jax.lax.slice_in_dim(x, lo, hi, axis=batch_axis)
+                     for lo, hi in zip(bounds[:-1], bounds[1:], strict=True))
+
+    return _compile.jit(("split_and_load", bounds, batch_axis), lambda: split)
 
 
 def _host_view(data: Any) -> onp.ndarray | None:
@@ -76,7 +94,8 @@ def split_and_load(data: Any, ctx_list: Sequence[Any], batch_axis: int = 0,
     """Split ``data`` along ``batch_axis`` and put slice ``i`` on ``ctx_list[i]``.
 
     A device may be listed twice: it then receives two slices (their gradients add up, see
-    ``Parameter``). Host data is sliced on the host and each slice copied once, in one batched call.
+    ``Parameter``). Host data is sliced on the host and each slice copied once, in one batched call; an
+    array already on the one device named in every place is split there, by one compiled program.
     """
     devices = [_device.as_device(c, what="ctx_list") for c in ctx_list]
     if not devices:
@@ -86,6 +105,8 @@ def split_and_load(data: Any, ctx_list: Sequence[Any], batch_axis: int = 0,
         data = data.astype(onp.float32) if data.dtype.kind == "f" else data
     if len(devices) == 1:
         return [jax.device_put(data, devices[0])]
+    if isinstance(data, jax.Array) and data.sharding.device_set == set(devices):
+        return list(_split_program(data, len(devices), batch_axis, even_split)(data))
     host = _host_view(data)
     slices = split_data(host if host is not None else data, len(devices), batch_axis, even_split)
     return list(jax.device_put(slices, devices))

@@ -27,6 +27,24 @@ __all__ = ["ROOT", "MXNET_PYTHON", "GLUONCV_GIT", "MXNET_GIT", "extract", "env_w
            "read_jsonl", "markdown_table", "our_command"]
 
 
+def _present_files(git_dir: str, commit: str, paths: Sequence[str]) -> list[str]:
+    """The files under ``paths`` at ``commit`` whose contents the git directory holds (a snapshot may
+    list its largest files without them: those are left out, with a line saying so)."""
+    listing = subprocess.run(["git", "--git-dir", git_dir, "ls-tree", "-r", "-z", commit, "--", *paths],
+                             check=True, capture_output=True).stdout.decode().split("\0")
+    entries = [line.split("\t", 1) for line in listing if line]
+    blobs = [(meta.split()[2], path) for meta, path in entries if meta.split()[1] == "blob"]
+    check = subprocess.run(["git", "--git-dir", git_dir, "cat-file", "--batch-check"], check=True,
+                           input="".join(f"{sha}\n" for sha, _ in blobs), capture_output=True, text=True)
+    present = []
+    for (_, path), answer in zip(blobs, check.stdout.splitlines(), strict=True):
+        if answer.endswith(" missing"):
+            print(f"extract: {path} is not in the snapshot {git_dir}; left out", file=sys.stderr)
+        else:
+            present.append(path)
+    return present
+
+
 def extract(git_dir: str, rev: str, paths: Sequence[str], dest: Path) -> Path:
     """``git archive rev paths | tar -x`` into ``dest`` (once per revision: ``dest/.rev`` records it)."""
     commit = subprocess.run(["git", "--git-dir", git_dir, "rev-parse", f"{rev}^{{commit}}"], check=True,
@@ -35,8 +53,8 @@ def extract(git_dir: str, rev: str, paths: Sequence[str], dest: Path) -> Path:
     if stamp.exists() and stamp.read_text().split() == [commit, *paths]:
         return dest
     dest.mkdir(parents=True, exist_ok=True)
-    archive = subprocess.Popen(["git", "--git-dir", git_dir, "archive", commit, *paths],
-                               stdout=subprocess.PIPE)
+    archive = subprocess.Popen(["git", "--git-dir", git_dir, "archive", commit, "--",
+                                *_present_files(git_dir, commit, paths)], stdout=subprocess.PIPE)
     subprocess.run(["tar", "-x", "-C", str(dest)], stdin=archive.stdout, check=True)
     if archive.wait() != 0:
         raise RuntimeError(f"git archive {commit} {' '.join(paths)} failed in {git_dir}")
