@@ -85,10 +85,11 @@ def _eligible(trainer: Any) -> _Found | None:
             if not all(type(s) is Pending and s.computed is None and s.whole for s in sources):
                 return None
             picks = [[] for _ in sources]
-        elif dev != device or len(chain) != len(sources) or any(
-                g.source is not s for g, s in zip(chain, sources, strict=True)):
+        elif dev != device or len(chain) != len(sources):
             return None
-        for k, g in enumerate(chain):  # a gradient's index is its (Parameter, device) pair's in the plan
+        for k, g in enumerate(chain):  # the same backwards; an index is its (Parameter, device)'s in the plan
+            if g.source is not sources[k]:
+                return None
             picks[k].append(g.index)
         values[name] = value
         same = same and value is sources[0].plan.pvals[picks[0][-1]]

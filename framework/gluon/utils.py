@@ -17,7 +17,6 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
-from .. import _compile
 from .. import device as _device
 from ..util import is_np_array, is_np_shape
 from ._download import DownloadError, check_sha1, download
@@ -67,19 +66,6 @@ def split_data(data: Any, num_slice: int, batch_axis: int = 0, even_split: bool 
     return out
 
 
-def _split_program(data: jax.Array, num_slice: int, batch_axis: int, even_split: bool) -> Any:
-    """The compiled split of an array already on the device every slice goes to (a device named twice
-    in ``ctx_list``, as the seed's ``[gpu, gpu_1]`` is on a one-device machine): one dispatch, where
-    copying host slices there costs a transfer each."""
-    bounds = _sections(tuple(data.shape), num_slice, batch_axis, even_split)
-
-    def split(x: jax.Array) -> tuple[jax.Array, ...]:
-        return tuple(jax.lax.slice_in_dim(x, lo, hi, axis=batch_axis)
-                     for lo, hi in zip(bounds[:-1], bounds[1:], strict=True))
-
-    return _compile.jit(("split_and_load", bounds, batch_axis), lambda: split)
-
-
 def _host_view(data: Any) -> onp.ndarray | None:
     if isinstance(data, onp.ndarray):
         return data
@@ -94,8 +80,7 @@ def split_and_load(data: Any, ctx_list: Sequence[Any], batch_axis: int = 0,
     """Split ``data`` along ``batch_axis`` and put slice ``i`` on ``ctx_list[i]``.
 
     A device may be listed twice: it then receives two slices (their gradients add up, see
-    ``Parameter``). Host data is sliced on the host and each slice copied once, in one batched call; an
-    array already on the one device named in every place is split there, by one compiled program.
+    ``Parameter``). Host data is sliced on the host and each slice copied once, in one batched call.
     """
     devices = [_device.as_device(c, what="ctx_list") for c in ctx_list]
     if not devices:
@@ -105,8 +90,6 @@ def split_and_load(data: Any, ctx_list: Sequence[Any], batch_axis: int = 0,
         data = data.astype(onp.float32) if data.dtype.kind == "f" else data
     if len(devices) == 1:
         return [jax.device_put(data, devices[0])]
-    if isinstance(data, jax.Array) and data.sharding.device_set == set(devices):
-        return list(_split_program(data, len(devices), batch_axis, even_split)(data))
     host = _host_view(data)
     slices = split_data(host if host is not None else data, len(devices), batch_axis, even_split)
     return list(jax.device_put(slices, devices))

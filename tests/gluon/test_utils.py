@@ -1,6 +1,6 @@
 """gluon.utils.split_and_load onto one device named several times (the seed's ``[gpu, gpu_1]`` on a
-machine with one device): MXNet 1.9.1's slices (tests/reference/split, tools/mxnet_reference/gen_split.py),
-each on that device, one compiled program per split whatever the number of calls."""
+machine with one device): MXNet 1.9.1's slices, its uneven rule and its refusals (tests/reference/split,
+made by tools/mxnet_reference/gen_split.py), each slice on that device."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as onp
 import pytest
 
 from framework import gluon, npx
-from tests.conftest import REFERENCE, count_compiles
+from tests.conftest import REFERENCE
 
 REF = onp.load(REFERENCE / "split" / "split.npz", allow_pickle=False)
 
@@ -38,17 +38,7 @@ def test_a_device_named_several_times_gets_mxnets_slices(case):
         onp.testing.assert_array_equal(onp.asarray(part), REF[f"{case}:{i}"])
 
 
-def test_splitting_a_device_array_there_is_one_program_compiled_once():
-    dev = jax.devices()[0]
-    x = jax.device_put(onp.arange(26.0).reshape(13, 2), dev)
-    batches = [x + i for i in range(3)]
-    first = count_compiles(lambda: gluon.utils.split_and_load(x, [dev, dev], even_split=False))
-    again = count_compiles(lambda: [gluon.utils.split_and_load(b, [dev, dev], even_split=False)
-                                    for b in batches])
-    assert (first, again) == (1, 0)
-
-
-def test_a_host_array_or_another_device_is_still_copied_slice_by_slice():
+def test_device_arrays_and_host_arrays_go_where_ctx_list_says():
     devs = jax.devices()[:2]
     x = jax.device_put(onp.arange(8.0), devs[0])
     parts = gluon.utils.split_and_load(x, devs)

@@ -37,7 +37,8 @@ process is recorded and the run goes on.
 
 GluonCV imports tqdm, portalocker, Pillow and scipy; give MXNet's interpreter and ours a directory with
 them through ``--mxnet-path`` / ``--our-path`` (e.g. ``/tmp/mx/bin/python -m pip install --target
-/tmp/gcv_mxdeps tqdm portalocker pillow 'scipy<1.12'``).
+/tmp/gcv_mxdeps tqdm portalocker pillow 'scipy<1.12' numpy==1.23.5``: without the pin, scipy brings a
+NumPy that MXNet 1.9.1 cannot import).
 """
 
 from __future__ import annotations
