@@ -198,5 +198,6 @@ replay_in_pure_call|framework/gluon/block.py|s/if stack and stack\[-1\].values i
 replay_ignores_input_avals|framework/gluon/block.py|s/if type(a) is not kind or a.aval is not aval:/if type(a) is not kind:/|tests/gluon/test_block_replay.py::test_a_new_input_shape_or_parameter_dtype_takes_the_full_path
 replay_ignores_param_avals|framework/gluon/block.py|s/if v is None or type(v) is Deferred or v.aval is not aval:/if v is None or type(v) is Deferred:/|tests/gluon/test_block_replay.py::test_a_new_input_shape_or_parameter_dtype_takes_the_full_path
 split_extra_at_end|framework/gluon/utils.py|s/sizes = \[each + 1\] \* extras + \[each\] \* (num_slice - extras)/sizes = [each] * (num_slice - extras) + [each + 1] * extras/|tests/gluon/test_utils.py
+split_places_on_first_device|framework/gluon/utils.py|s/return \[_device.place(s, d) for s, d in zip(slices, devices, strict=True)\]/return [_device.place(s, devices[0]) for s in slices]/|tests/gluon/test_utils.py::test_device_arrays_and_host_arrays_go_where_ctx_list_says
 CASES
 exit $status

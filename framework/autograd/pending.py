@@ -226,7 +226,5 @@ class Pending:
             head = self.plan.heads[0]
             r = self.plan.nodes[head.node].outputs[head.out]() if len(self.plan.heads) == 1 else None
             if r is not None and type(r._sum) is Deferred and r._sum.source is self:
-                r._sum = total = result.total
-                if not isinstance(total, jax.core.Tracer):  # a loop reads it next (float(loss.sum())):
-                    total.copy_to_host_async()  # its copy to the host starts as soon as it is computed
+                r._sum = result.total
         self._slots = []  # a gradient still deferred is forced by its own slot (Deferred.force)

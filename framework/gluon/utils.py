@@ -80,7 +80,8 @@ def split_and_load(data: Any, ctx_list: Sequence[Any], batch_axis: int = 0,
     """Split ``data`` along ``batch_axis`` and put slice ``i`` on ``ctx_list[i]``.
 
     A device may be listed twice: it then receives two slices (their gradients add up, see
-    ``Parameter``). Host data is sliced on the host and each slice copied once, in one batched call.
+    ``Parameter``). Host data (and a CPU array, read in place) is sliced on the host and each slice
+    placed once (``device.place``).
     """
     devices = [_device.as_device(c, what="ctx_list") for c in ctx_list]
     if not devices:
@@ -91,8 +92,10 @@ def split_and_load(data: Any, ctx_list: Sequence[Any], batch_axis: int = 0,
     if len(devices) == 1:
         return [jax.device_put(data, devices[0])]
     host = _host_view(data)
-    slices = split_data(host if host is not None else data, len(devices), batch_axis, even_split)
-    return list(jax.device_put(slices, devices))
+    if host is None:  # on an accelerator: sliced there, each slice copied where it goes
+        return list(jax.device_put(split_data(data, len(devices), batch_axis, even_split), devices))
+    slices = split_data(host, len(devices), batch_axis, even_split)
+    return [_device.place(s, d) for s, d in zip(slices, devices, strict=True)]
 
 
 def clip_global_norm(arrays: Sequence[jax.Array], max_norm: float, check_isfinite: bool = True) -> Any:

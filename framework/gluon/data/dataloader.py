@@ -17,7 +17,6 @@ batches are exactly those of ``num_workers=0`` for the same ``framework.np.rando
 
 from __future__ import annotations
 
-import functools
 import warnings
 import weakref
 from collections import deque
@@ -39,32 +38,21 @@ from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 __all__ = ["DataLoader", "DataLoaderV1", "default_batchify_fn", "default_mp_batchify_fn", "_MultiWorkerIter"]
 
 
-@functools.cache
-def _cpu_sharding() -> Any:
-    # Imported on first use, not at import: worker processes import this package without JAX.
-    import jax
-
-    from ...device import cpu
-
-    return jax.sharding.make_single_device_sharding(cpu(0))
-
-
 def _place(batch: Any) -> Any:
-    """Every numeric numpy array of ``batch`` becomes a ``jax.Array`` on the CPU.
+    """Every numeric numpy array of ``batch`` becomes a ``jax.Array`` on the CPU (``device.place``: a
+    quarter of ``jax.device_put``'s overhead, the largest cost of an epoch of small batches after the
+    batches themselves)."""
+    import jax  # imported on first use, not at import: worker processes import this package without JAX
 
-    ``jax.make_array_from_callback`` places a host array with about a quarter of ``jax.device_put``'s
-    overhead (about 11 us instead of 40 per array, measured here): the largest cost of an epoch of
-    small batches after the batches themselves.
-    """
-    import jax
+    from ...device import cpu, place
 
     leaves, tree = jax.tree_util.tree_flatten(batch)
-    sharding = _cpu_sharding()
+    host = cpu(0)
     for i, x in enumerate(leaves):
         if isinstance(x, onp.ndarray) and x.dtype.kind in "biufc":
-            leaves[i] = jax.make_array_from_callback(x.shape, sharding, lambda _, x=x: x)
+            leaves[i] = place(x, host)
         elif isinstance(x, onp.generic) and x.dtype.kind in "biufc":
-            leaves[i] = jax.device_put(x, sharding)
+            leaves[i] = jax.device_put(x, host)
     return jax.tree_util.tree_unflatten(tree, leaves)
 
 
