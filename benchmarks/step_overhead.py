@@ -125,18 +125,21 @@ def build(data: list[tuple[Any, Any]], steps: int, two: bool) -> tuple[dict[str,
     def objective(p: Any, x: Any, y: Any) -> Any:
         return loss.functional_call({}, seed_net.functional_call(p, x, training=True), y).sum()
 
+    def jitted_loop(program: Callable) -> Callable[[], float]:
+        # a private copy: the program donates (deletes) its input buffers, which the nets must not share
+        state = {"params": {n: jax.device_put(v, dev0).copy() for n, v in init.items()}}
+
+        def run() -> float:
+            total = 0.0
+            for i in range(steps):
+                x, y = data[i % len(data)]
+                state["params"], lsum = program(state["params"], x, y)
+                total = float(lsum)
+            return total
+        return run
+
     program = sgd_program(objective, LR, int(data[0][0].shape[0]))
-    # a private copy: the program donates (deletes) its input buffers, which the nets must not share
-    state = {"params": {n: jax.device_put(v, dev0).copy() for n, v in init.items()}}
-
-    def compiled() -> float:
-        total = 0.0
-        for i in range(steps):
-            x, y = data[i % len(data)]
-            state["params"], lsum = program(state["params"], x, y)
-            total = float(lsum)
-        return total
-
+    compiled = jitted_loop(program)
     x, y = data[0]  # the check (and the first warm-up of both): same parameters, same batch, one step
     new, lsum = program({n: v.copy() for n, v in init.items()}, x, y)
     total = seed_step(seed_net, loss, seed_tr, [x], [y])
@@ -168,18 +171,7 @@ def build(data: list[tuple[Any, Any]], steps: int, two: bool) -> tuple[dict[str,
             half = x.shape[0] // 2
             return objective(p, x[:half], y[:half]) + objective(p, x[half:], y[half:])
 
-        program_halves = sgd_program(objective_halves, LR, int(data[0][0].shape[0]))
-        state_halves = {"params": {n: jax.device_put(v, dev0).copy() for n, v in init.items()}}
-
-        def compiled_halves() -> float:
-            total = 0.0
-            for i in range(steps):
-                x, y = data[i % len(data)]
-                state_halves["params"], lsum = program_halves(state_halves["params"], x, y)
-                total = float(lsum)
-            return total
-
-        runs["compiled_same_x2"] = compiled_halves
+        runs["compiled_same_x2"] = jitted_loop(sgd_program(objective_halves, LR, int(data[0][0].shape[0])))
     eager = torch_step(data, steps)
     if eager is not None:
         runs["torch_eager"] = eager
