@@ -182,3 +182,59 @@ def test_a_stack_with_deferred_shapes_records_its_first_call_as_every_later_one(
     trainer, backwards = _first_steps(net, 3)
     assert _compile.program_names(trainer).count("fused_step") == 1 and backwards == 0
     assert [p.shape for p in net.collect_params().values()][:2] == [(4, 1, 3, 3), (4,)]
+
+
+class _Branchy(nn.Block):
+    """``c`` is read by a batch of three rows only: on a device named twice with five rows, by the first
+    slice's graph and not the second's."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Dense(2, in_units=4)
+        self.c = nn.Dense(2, in_units=4)
+
+    def forward(self, x):
+        return self.a(x) + self.c(x) if x.shape[0] == 3 else self.a(x)
+
+
+def _branchy_steps(x, steps, read_first):
+    import jax
+
+    dev = jax.devices()[0]
+    net = _Branchy()
+    net.initialize(init.One(), ctx=[dev, dev])
+    start = {n: onp.asarray(p.data()) for n, p in net.collect_params().items()}
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    for _ in range(steps):
+        xs = gluon.utils.split_and_load(x, [dev, dev], even_split=False)  # rows 3 and 2
+        with autograd.record():
+            losses = [(net(s) ** 2).sum() for s in xs]
+        for loss in losses:
+            loss.backward()
+        if read_first:
+            net.a.weight.grad()
+        trainer.step(5)
+    return net, start
+
+
+def test_a_parameter_only_one_slice_reads_gets_that_slices_gradient():
+    """A Parameter read by one of the slices of a device named twice has one backward in its slot where
+    the others have two: the step cannot take both backwards' gradients for it; it computes them (the
+    gradient of the one slice) and steps, as when a gradient is read first."""
+    import jax
+
+    x = onp.random.RandomState(2).uniform(-1, 1, (5, 4)).astype("float32")
+    stepped, read = (_branchy_steps(x, 3, read_first)[0].collect_params() for read_first in (False, True))
+    for name, p in stepped.items():
+        onp.testing.assert_allclose(onp.asarray(p.data()), onp.asarray(read[name].data()), rtol=1e-6)
+        onp.testing.assert_allclose(onp.asarray(p.grad()), onp.asarray(read[name].grad()), rtol=1e-6)
+
+    def first_slice(c_w, c_b, a_w, a_b):
+        rows = x[:3]
+        return (((rows @ a_w.T + a_b) + (rows @ c_w.T + c_b)) ** 2).sum()
+
+    net, start = _branchy_steps(x, 1, read_first=False)
+    expected = jax.grad(first_slice, argnums=(0, 1))(*(start[n] for n in ("c.weight", "c.bias", "a.weight",
+                                                                           "a.bias")))
+    onp.testing.assert_allclose(onp.asarray(net.c.weight.grad()), expected[0], rtol=1e-5)
+    onp.testing.assert_allclose(onp.asarray(net.c.bias.grad()), expected[1], rtol=1e-5)
