@@ -67,8 +67,7 @@ def split_data(data: Any, num_slice: int, batch_axis: int = 0, even_split: bool 
 
 
 def _host_view(data: Any) -> onp.ndarray | None:
-    if isinstance(data, onp.ndarray):
-        return data
+    """A CPU array's memory as NumPy (read in place: it cannot change), else None."""
     if isinstance(data, jax.Array) and all(d.platform == "cpu" for d in data.devices()) \
             and len(data.devices()) == 1:
         return onp.asarray(data)
@@ -80,8 +79,9 @@ def split_and_load(data: Any, ctx_list: Sequence[Any], batch_axis: int = 0,
     """Split ``data`` along ``batch_axis`` and put slice ``i`` on ``ctx_list[i]``.
 
     A device may be listed twice: it then receives two slices (their gradients add up, see
-    ``Parameter``). Host data (and a CPU array, read in place) is sliced on the host and each slice
-    placed once (``device.place``).
+    ``Parameter``). Host data is sliced on the host and each slice placed once (``device.place``); a
+    NumPy array's slices are copied first, as MXNet copies them: a buffer the caller fills again for
+    the next batch does not change this one. A CPU array is read in place.
     """
     devices = [_device.as_device(c, what="ctx_list") for c in ctx_list]
     if not devices:
@@ -89,6 +89,9 @@ def split_and_load(data: Any, ctx_list: Sequence[Any], batch_axis: int = 0,
     if not hasattr(data, "shape"):
         data = onp.asarray(data)
         data = data.astype(onp.float32) if data.dtype.kind == "f" else data
+    if isinstance(data, onp.ndarray):
+        slices = split_data(data, len(devices), batch_axis, even_split)
+        return [_device.place(onp.array(s), d) for s, d in zip(slices, devices, strict=True)]
     if len(devices) == 1:
         return [jax.device_put(data, devices[0])]
     host = _host_view(data)

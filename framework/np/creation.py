@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import numpy as onp
 
 from .. import _jax_compat
+from .. import device as _device
 from ..device import current_device, resolve
 
 __all__ = [
@@ -54,7 +55,7 @@ def made_on_host(make: Any, device: jax.Device | None, *args: Any) -> jax.Array 
         host = make(*args)
     except (TypeError, ValueError, OverflowError):
         return None
-    return jax.device_put(host, device)
+    return _device.place(host, device)  # made here: nobody else holds it
 
 
 def _dtype(dtype: Any) -> onp.dtype:

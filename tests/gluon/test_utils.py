@@ -45,3 +45,15 @@ def test_device_arrays_and_host_arrays_go_where_ctx_list_says():
     assert [p.devices() for p in parts] == [{devs[0]}, {devs[1]}]
     parts = gluon.utils.split_and_load(onp.arange(8.0), [devs[1], devs[1]])
     assert all(p.devices() == {devs[1]} for p in parts) and parts[1].tolist() == [4.0, 5.0, 6.0, 7.0]
+
+
+@pytest.mark.parametrize("devices", [1, 2])
+def test_a_host_buffer_filled_again_does_not_change_the_loaded_batch(devices):
+    """MXNet copies: a NumPy buffer the caller refills for the next batch leaves the slices it loaded
+    as they were (JAX may share a NumPy array's memory on a CPU)."""
+    dev = jax.devices()[0]
+    for rows in (8, 256):
+        buffer = onp.zeros((rows, 784), onp.float32)
+        parts = gluon.utils.split_and_load(buffer, [dev] * devices)
+        buffer[:] = 7.0
+        assert all(float(onp.abs(onp.asarray(p)).max()) == 0.0 for p in parts)
