@@ -43,6 +43,17 @@ def count_compiles(fn) -> int:
     return len(seen)
 
 
+def aligned_host(shape: tuple, value: float) -> onp.ndarray:
+    """A float32 NumPy array filled with ``value`` whose memory starts on a 64-byte boundary: JAX's CPU
+    client shares such memory (a ``jax.Array`` made from it may change with it) instead of copying it."""
+    n = int(onp.prod(shape))
+    raw = onp.empty(n + 16, onp.float32)
+    start = (-raw.ctypes.data % 64) // 4
+    out = raw[start:start + n].reshape(shape)
+    out[...] = value
+    return out
+
+
 _COMPILES_PRELUDE = """
 import json, jax
 _compiled = []

@@ -349,7 +349,9 @@ class Parameter:
                 "fail later. Return the new value from the traced function and call set_data on the "
                 "result, or compute state with functional_call(..., return_state=True)."
             )
-        value = jnp.asarray(data, self.dtype)
+        # a NumPy array is copied (MXNet copies into the Parameter): JAX may share its memory on a CPU
+        copy = jnp.array if isinstance(data, onp.ndarray) else jnp.asarray
+        value = copy(data, self.dtype)
         if self._shape is not None and not self._known:
             self.shape = value.shape
         elif self._shape is not None and tuple(value.shape) != self._shape:

@@ -9,6 +9,7 @@ from nets import lenet
 import framework
 from framework import autograd, gluon, np, npx
 from framework.gluon import nn
+from tests.conftest import aligned_host
 
 
 def load_reference_lenet(net, ref, device=None):
@@ -315,6 +316,17 @@ def test_set_data_with_tracer_says_where_and_why():
     with pytest.raises(TypeError, match=r"Parameter 'weight'\.set_data got a traced value \(inside jax\.jit"):
         jax.jit(bad)(np.ones((2, 2)))
     assert not isinstance(layer.weight.data(), jax.core.Tracer)
+
+
+def test_set_data_copies_a_numpy_array_as_mxnet_does():
+    """A buffer refilled after ``set_data`` (loading several Parameters through one buffer) leaves the
+    Parameter as set: JAX may share a NumPy array's memory on a CPU."""
+    layer = nn.Dense(8, in_units=4)
+    layer.initialize()
+    buffer = aligned_host((8, 4), 2.0)
+    layer.weight.set_data(buffer)
+    buffer[:] = 7.0
+    assert float(np.abs(layer.weight.data() - 2.0).max()) == 0.0
 
 
 def test_recording_again_follows_changed_shapes_mode_and_parameter_types():

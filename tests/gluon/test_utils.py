@@ -11,7 +11,7 @@ import numpy as onp
 import pytest
 
 from framework import gluon, npx
-from tests.conftest import REFERENCE
+from tests.conftest import REFERENCE, aligned_host
 
 REF = onp.load(REFERENCE / "split" / "split.npz", allow_pickle=False)
 
@@ -53,7 +53,7 @@ def test_a_host_buffer_filled_again_does_not_change_the_loaded_batch(devices):
     as they were (JAX may share a NumPy array's memory on a CPU)."""
     dev = jax.devices()[0]
     for rows in (8, 256):
-        buffer = onp.zeros((rows, 784), onp.float32)
+        buffer = aligned_host((rows, 784), 0.0)
         parts = gluon.utils.split_and_load(buffer, [dev] * devices)
         buffer[:] = 7.0
         assert all(float(onp.abs(onp.asarray(p)).max()) == 0.0 for p in parts)
