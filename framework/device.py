@@ -303,9 +303,10 @@ def _sharding(device: jax.Device) -> jax.sharding.Sharding:
 
 def place(host: onp.ndarray, device: jax.Device) -> jax.Array:
     """The NumPy array ``host`` as a ``jax.Array`` on ``device`` (dtypes as ``jax.device_put`` gives
-    them), through ``jax.make_array_from_callback``: about a quarter of ``jax.device_put``'s host time
-    per array (11 against 40 us measured here), what the DataLoader and ``split_and_load`` pay for every
-    batch.
+    them), through ``jax.make_array_from_callback``: about a third of ``jax.device_put``'s host time per
+    array (19-39 against 56-83 us measured here), what the DataLoader, ``split_and_load`` and arrays made
+    on the host pay. On a CPU the result may share ``host``'s memory: pass an array nobody changes later
+    (copy the caller's own buffers first, as ``split_and_load`` does).
 
     >>> place(onp.arange(3.0), cpu(0)).dtype, place(onp.arange(3.0), cpu(0)).devices() == {cpu(0)}
     (dtype('float32'), True)

@@ -40,7 +40,7 @@ __all__ = ["DataLoader", "DataLoaderV1", "default_batchify_fn", "default_mp_batc
 
 def _place(batch: Any) -> Any:
     """Every numeric numpy array of ``batch`` becomes a ``jax.Array`` on the CPU (``device.place``: a
-    quarter of ``jax.device_put``'s overhead, the largest cost of an epoch of small batches after the
+    third of ``jax.device_put``'s overhead, the largest cost of an epoch of small batches after the
     batches themselves)."""
     import jax  # imported on first use, not at import: worker processes import this package without JAX
 
