@@ -31,11 +31,12 @@ def test_a_device_named_several_times_gets_mxnets_slices(case):
         with pytest.raises(ValueError, match=re.escape(refused[case].split(". ")[0])):
             gluon.utils.split_and_load(x, [dev] * n, batch_axis=axis, even_split=bool(even))
         return
-    parts = gluon.utils.split_and_load(x, [npx.cpu(1)] * n, batch_axis=axis, even_split=bool(even))
-    assert len(parts) == n
-    for i, part in enumerate(parts):
-        assert isinstance(part, jax.Array) and part.devices() == {dev}
-        onp.testing.assert_array_equal(onp.asarray(part), REF[f"{case}:{i}"])
+    for data in (x, REF["x"]):  # a device array, and host data
+        parts = gluon.utils.split_and_load(data, [npx.cpu(1)] * n, batch_axis=axis, even_split=bool(even))
+        assert len(parts) == n
+        for i, part in enumerate(parts):
+            assert isinstance(part, jax.Array) and part.devices() == {dev}
+            onp.testing.assert_array_equal(onp.asarray(part), REF[f"{case}:{i}"])
 
 
 def test_device_arrays_and_host_arrays_go_where_ctx_list_says():
