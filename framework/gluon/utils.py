@@ -79,7 +79,7 @@ def split_and_load(data: Any, ctx_list: Sequence[Any], batch_axis: int = 0,
     """Split ``data`` along ``batch_axis`` and put slice ``i`` on ``ctx_list[i]``.
 
     A device may be listed twice: it then receives two slices (their gradients add up, see
-    ``Parameter``). Host data is sliced on the host and each slice placed once (``device.place``); a
+    ``Parameter``). Host data is sliced on the host and each slice placed once (``device.host_to_device``); a
     NumPy array's slices are copied first, as MXNet copies them: a buffer the caller fills again for
     the next batch does not change this one. A CPU array is read in place.
     """
@@ -89,16 +89,17 @@ def split_and_load(data: Any, ctx_list: Sequence[Any], batch_axis: int = 0,
     if not hasattr(data, "shape"):
         data = onp.asarray(data)
         data = data.astype(onp.float32) if data.dtype.kind == "f" else data
-    if isinstance(data, onp.ndarray):
-        slices = split_data(data, len(devices), batch_axis, even_split)
-        return [_device.place(onp.array(s), d) for s, d in zip(slices, devices, strict=True)]
-    if len(devices) == 1:
-        return [jax.device_put(data, devices[0])]
-    host = _host_view(data)
-    if host is None:  # on an accelerator: sliced there, each slice copied where it goes
-        return list(jax.device_put(split_data(data, len(devices), batch_axis, even_split), devices))
+    owned = isinstance(data, onp.ndarray)  # the caller's buffer, which it may fill again: copied
+    host = data if owned else None
+    if not owned:
+        if len(devices) == 1:
+            return [jax.device_put(data, devices[0])]
+        host = _host_view(data)
+        if host is None:  # on an accelerator: sliced there, each slice copied where it goes
+            return list(jax.device_put(split_data(data, len(devices), batch_axis, even_split), devices))
     slices = split_data(host, len(devices), batch_axis, even_split)
-    return [_device.place(s, d) for s, d in zip(slices, devices, strict=True)]
+    return [_device.host_to_device(onp.array(s) if owned else s, d)
+            for s, d in zip(slices, devices, strict=True)]
 
 
 def clip_global_norm(arrays: Sequence[jax.Array], max_norm: float, check_isfinite: bool = True) -> Any:

@@ -55,7 +55,7 @@ def made_on_host(make: Any, device: jax.Device | None, *args: Any) -> jax.Array 
         host = make(*args)
     except (TypeError, ValueError, OverflowError):
         return None
-    return _device.place(host, device)  # made here: nobody else holds it
+    return _device.host_to_device(host, device)  # made here: nobody else holds it
 
 
 def _dtype(dtype: Any) -> onp.dtype:

@@ -39,18 +39,18 @@ __all__ = ["DataLoader", "DataLoaderV1", "default_batchify_fn", "default_mp_batc
 
 
 def _place(batch: Any) -> Any:
-    """Every numeric numpy array of ``batch`` becomes a ``jax.Array`` on the CPU (``device.place``: a
+    """Every numeric numpy array of ``batch`` becomes a ``jax.Array`` on the CPU (``device.host_to_device``: a
     third of ``jax.device_put``'s overhead, the largest cost of an epoch of small batches after the
     batches themselves)."""
     import jax  # imported on first use, not at import: worker processes import this package without JAX
 
-    from ...device import cpu, place
+    from ...device import cpu, host_to_device
 
     leaves, tree = jax.tree_util.tree_flatten(batch)
     host = cpu(0)
     for i, x in enumerate(leaves):
         if isinstance(x, onp.ndarray) and x.dtype.kind in "biufc":
-            leaves[i] = place(x, host)
+            leaves[i] = host_to_device(x, host)
         elif isinstance(x, onp.generic) and x.dtype.kind in "biufc":
             leaves[i] = jax.device_put(x, host)
     return jax.tree_util.tree_unflatten(tree, leaves)
