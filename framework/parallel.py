@@ -208,7 +208,9 @@ class DataParallel:
                              donate_argnums=(0,) if donate and self._donate else ())
 
     def _shard(self, x: Any, pad_to: int) -> Any:
-        x = onp.asarray(x) if not isinstance(x, jax.Array) else x
+        # a caller's NumPy buffer is copied (it may be filled again while the step has not run: JAX may
+        # share a NumPy array's memory on a CPU); a jax.Array cannot change
+        x = onp.array(x) if not isinstance(x, jax.Array) else x
         b = x.shape[0]
         if pad_to > b:
             x = jnp.concatenate([jnp.asarray(x), jnp.zeros((pad_to - b,) + x.shape[1:], x.dtype)]) \

@@ -133,6 +133,21 @@ def test_an_epoch_on_cpus_is_one_scan_program_by_default(monkeypatch):
     assert losses.shape == (10,) and used == ["order", "scan"]  # not 8 + 2 unrolled steps
 
 
+def test_a_batch_buffer_filled_again_leaves_the_step_its_batch():
+    """MXNet copies a batch onto the devices: a NumPy buffer refilled after ``step(x, y)`` returns (the
+    step may not have run yet) does not change what the step reads."""
+    from tests.conftest import aligned_host
+
+    net = make_net()
+    step = parallel.DataParallel(net, gluon.loss.SoftmaxCrossEntropyLoss(),
+                                 gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1}),
+                                 devices=jax.devices()[:2])
+    buffer = aligned_host((4, 1, 10, 10), 0.5)
+    placed = step._shard(buffer, 4)
+    buffer[:] = 7.0
+    assert float(onp.abs(onp.asarray(placed) - 0.5).max()) == 0.0
+
+
 def test_split_data_error_text():
     with pytest.raises(ValueError, match="cannot be evenly split into 3 slices along axis 0. Use a batch "
                        "size that's multiple of 3 or set even_split=False"):

@@ -203,5 +203,6 @@ fused_chain_length_unchecked|framework/gluon/_fused_step.py|s/        elif dev !
 global_rows_all_first|framework/parallel.py|s/lambda index: local\[index\])/lambda index: local[:1])/|tests/test_parallel.py::test_compiled_step_n_devices_equals_one_device_loop
 split_aliases_host_buffer|framework/gluon/utils.py|s/return \[_device.host_to_device(onp.array(s) if owned else s, d)/return [_device.host_to_device(s, d)/|tests/gluon/test_utils.py::test_a_host_buffer_filled_again_does_not_change_the_loaded_batch
 set_data_aliases_numpy|framework/gluon/parameter.py|s/        copy = jnp.array if isinstance(data, onp.ndarray) else jnp.asarray/        copy = jnp.asarray/|tests/gluon/test_block.py::test_set_data_copies_a_numpy_array_as_mxnet_does
+parallel_aliases_host_batch|framework/parallel.py|s/        x = onp.array(x) if not isinstance(x, jax.Array) else x/        x = onp.asarray(x) if not isinstance(x, jax.Array) else x/|tests/test_parallel.py::test_a_batch_buffer_filled_again_leaves_the_step_its_batch
 CASES
 exit $status
