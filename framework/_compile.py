@@ -36,7 +36,8 @@ from . import _compile_cache, _jax_compat, config
 
 _compile_cache.enable()  # before the first compilation: JAX reads the setting once
 
-__all__ = ["jit", "pmap", "compiler_options", "static", "thaw", "clear_caches", "on_clear", "program_names",
+__all__ = ["jit", "jit_on_repeat", "FirstSeen",
+           "pmap", "compiler_options", "static", "thaw", "clear_caches", "on_clear", "program_names",
            "block_function", "block_program", "Opaque", "forget",
            "register_rewrite", "rewrites", "rewrites_enabled", "sequence_plan", "rewrite_listing"]
 
@@ -235,6 +236,57 @@ def clear_caches(disk: bool = False) -> None:
         _shared.clear()
         for hook in _clear_hooks:
             hook()
+
+
+class FirstSeen:
+    """A small bounded memory of values compared by equality, the least recently seen forgotten first
+    (cleared with the compile caches): :meth:`first` hands back the first remembered value equal to
+    its argument, so equal values made at different times become one object and later lookups holding
+    it compare by identity.
+
+    >>> memory = FirstSeen(2)
+    >>> a = (1, 2)
+    >>> memory.first(a) == (a, False), memory.first((1, 2))[0] is a
+    (True, True)
+    """
+
+    def __init__(self, size: int) -> None:
+        self._values: OrderedDict = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+        on_clear(self._values.clear)
+
+    def first(self, value: Any) -> tuple[Any, bool]:
+        """The first remembered value equal to ``value`` (``value`` itself, remembered now, when there is
+        none) and whether there was one."""
+        with self._lock:
+            hit = self._values.get(value)
+            if hit is None:
+                self._values[value] = value
+                if len(self._values) > self._size:
+                    self._values.popitem(last=False)
+                return value, False
+            self._values.move_to_end(hit)
+            return hit, True
+
+
+_ASKED = FirstSeen(256)  # the descriptions asked of jit_on_repeat lately
+
+
+def jit_on_repeat(desc: Hashable, build: Callable[[], Callable]) -> Callable | None:
+    """:func:`jit`'s program for ``desc`` from the second time it is asked for (None the first time: the
+    caller then runs its own uncompiled way). A description seen once -- an odd batch shape -- compiles
+    nothing.
+
+    >>> import jax.numpy as jnp
+    >>> build = lambda: lambda x: x + 1
+    >>> first = jit_on_repeat(("doc", "inc"), build)
+    >>> first is None, float(jit_on_repeat(("doc", "inc"), build)(jnp.float32(1)))
+    (True, 2.0)
+    """
+    if not _ASKED.first(desc)[1]:
+        return None
+    return jit(desc, build)
 
 
 # ------------------------------------------------------------------------------------- rewrites

@@ -204,5 +204,8 @@ global_rows_all_first|framework/parallel.py|s/lambda index: local\[index\])/lamb
 split_aliases_host_buffer|framework/gluon/utils.py|s/return \[_device.host_to_device(onp.array(s) if owned else s, d)/return [_device.host_to_device(s, d)/|tests/gluon/test_utils.py::test_a_host_buffer_filled_again_does_not_change_the_loaded_batch
 set_data_aliases_numpy|framework/gluon/parameter.py|s/        copy = jnp.array if isinstance(data, onp.ndarray) else jnp.asarray/        copy = jnp.asarray/|tests/gluon/test_block.py::test_set_data_copies_a_numpy_array_as_mxnet_does
 parallel_aliases_host_batch|framework/parallel.py|s/        x = onp.array(x) if not isinstance(x, jax.Array) else x/        x = onp.asarray(x) if not isinstance(x, jax.Array) else x/|tests/test_parallel.py::test_a_batch_buffer_filled_again_leaves_the_step_its_batch
+split_compiled_at_first_sight|framework/_compile.py|s/    if not _ASKED.first(desc)\[1\]:/    if False:/|tests/gluon/test_utils.py::test_an_array_already_there_is_cut_by_a_program_from_its_second_split_on
+split_program_from_the_start|framework/gluon/utils.py|s/slice_in_dim(x, lo, hi, axis=axis)/slice_in_dim(x, 0, hi - lo, axis=axis)/|tests/gluon/test_utils.py
+one_device_always_copies|framework/gluon/utils.py|s/return \[data if there else jax.device_put/return [jax.device_put/|tests/gluon/test_utils.py::test_one_device_keeps_an_array_already_there_and_places_the_rest
 CASES
 exit $status

@@ -35,7 +35,7 @@ from .lazy import force
 
 __all__ = ["Node", "Value", "OpDesc", "BlockDesc", "GradDesc", "LEAF", "NodeOut", "ParamIn", "ConstIn",
            "CountIn", "Step", "LeafStep", "PlanKey", "Abstract", "Plan", "op_desc", "node_function",
-           "abstract_eval", "replay", "backward_function", "device_of", "interned", "FirstSeen"]
+           "abstract_eval", "replay", "backward_function", "device_of", "interned"]
 
 
 # ------------------------------------------------------------------------------------ descriptions
@@ -119,44 +119,12 @@ class GradDesc(_Description):
 
 LEAF = ("leaf",)  # the description of a leaf node (a Parameter's or Variable's value)
 
-class FirstSeen:
-    """A small bounded memory of values compared by equality, the least recently seen forgotten first
-    (cleared with the compile caches): :meth:`first` hands back the first remembered value equal to
-    its argument, so equal values made at different times become one object and later lookups holding
-    it compare by identity.
-
-    >>> memory = FirstSeen(2)
-    >>> a = (1, 2)
-    >>> memory.first(a) == (a, False), memory.first((1, 2))[0] is a
-    (True, True)
-    """
-
-    def __init__(self, size: int) -> None:
-        self._values: OrderedDict = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
-        _compile.on_clear(self._values.clear)
-
-    def first(self, value: Any) -> tuple[Any, bool]:
-        """The first remembered value equal to ``value`` (``value`` itself, remembered now, when there is
-        none) and whether there was one."""
-        with self._lock:
-            hit = self._values.get(value)
-            if hit is None:
-                self._values[value] = value
-                if len(self._values) > self._size:
-                    self._values.popitem(last=False)
-                return value, False
-            self._values.move_to_end(hit)
-            return hit, True
-
-
-_DESCRIPTIONS = FirstSeen(4096)
+_DESCRIPTIONS = _compile.FirstSeen(4096)
 
 
 def interned(desc: _Description) -> _Description:
-    """The first description equal to ``desc`` still remembered (:class:`FirstSeen`): a Block's first
-    call and its later ones then record one description object."""
+    """The first description equal to ``desc`` still remembered (:class:`framework._compile.FirstSeen`):
+    a Block's first call and its later ones then record one description object."""
     return _DESCRIPTIONS.first(desc)[0]
 
 

@@ -34,7 +34,7 @@ import jax.numpy as jnp
 
 from .. import _compile
 from . import walk
-from .graph import FirstSeen, NodeOut, Plan, PlanKey, backward_function
+from .graph import NodeOut, Plan, PlanKey, backward_function
 from .lazy import GRAD, STATE, TOTAL, VALUE, Deferred
 
 __all__ = ["Pending", "Result", "GradientLeaf", "StateHolder", "backward_function", "backward_program",
@@ -74,7 +74,7 @@ class Result(NamedTuple):
 
 # ------------------------------------------------------------------------------ tiers
 _FLOAT32 = jnp.dtype(jnp.float32)  # dtypes are interned: compared by identity
-_SEEN = FirstSeen(256)  # the graph descriptions seen lately
+_SEEN = _compile.FirstSeen(256)  # the graph descriptions seen lately
 
 
 def repeats(key: PlanKey) -> tuple[bool, PlanKey]:

@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
+from .. import _compile
 from .. import device as _device
 from ..util import is_np_array, is_np_shape
 from ._download import DownloadError, check_sha1, download
@@ -74,14 +75,39 @@ def _host_view(data: Any) -> onp.ndarray | None:
     return None
 
 
+def _cut(bounds: tuple[int, ...], axis: int) -> Any:
+    def cut(x: jax.Array) -> tuple[jax.Array, ...]:
+        return tuple(jax.lax.slice_in_dim(x, lo, hi, axis=axis) for lo, hi in zip(bounds[:-1], bounds[1:],
+                                                                                   strict=True))
+    return cut
+
+
+def _split_in_place(data: Any, devices: list[jax.Device], batch_axis: int,
+                    even_split: bool) -> list[jax.Array] | None:
+    """The slices of an array already on the one device every slice goes to (the seed's device list
+    naming one device twice), cut there by one compiled program once such a split repeats; None when
+    the data is elsewhere or the split is new (a batch shape seen once compiles nothing)."""
+    if not isinstance(data, jax.Array) or isinstance(data, jax.core.Tracer):
+        return None
+    here = data.devices()
+    if len(here) != 1 or any(d not in here for d in devices):
+        return None
+    bounds = _sections(tuple(data.shape), len(devices), batch_axis, even_split)
+    program = _compile.jit_on_repeat(("split_and_load", tuple(data.shape), data.dtype, bounds, batch_axis),
+                                     lambda: _cut(bounds, batch_axis))
+    return None if program is None else list(program(data))
+
+
 def split_and_load(data: Any, ctx_list: Sequence[Any], batch_axis: int = 0,
                    even_split: bool = True) -> list[jax.Array]:
     """Split ``data`` along ``batch_axis`` and put slice ``i`` on ``ctx_list[i]``.
 
     A device may be listed twice: it then receives two slices (their gradients add up, see
-    ``Parameter``). Host data is sliced on the host and each slice placed once (``device.host_to_device``); a
-    NumPy array's slices are copied first, as MXNet copies them: a buffer the caller fills again for
-    the next batch does not change this one. A CPU array is read in place.
+    ``Parameter``). Host data is sliced on the host and each slice placed once
+    (``device.host_to_device``); a NumPy array's slices are copied first, as MXNet copies them: a buffer
+    the caller fills again for the next batch does not change this one. A CPU array is read in place;
+    an array already on the one device every slice goes to is cut there, by one compiled program from
+    the second split of its shape on (a shape seen once compiles nothing).
     """
     devices = [_device.as_device(c, what="ctx_list") for c in ctx_list]
     if not devices:
@@ -92,8 +118,13 @@ def split_and_load(data: Any, ctx_list: Sequence[Any], batch_axis: int = 0,
     owned = isinstance(data, onp.ndarray)  # the caller's buffer, which it may fill again: copied
     host = data if owned else None
     if not owned:
-        if len(devices) == 1:
-            return [jax.device_put(data, devices[0])]
+        if len(devices) == 1:  # MXNet's as_in_context: an array already there is itself
+            there = isinstance(data, jax.Array) and not isinstance(data, jax.core.Tracer) \
+                and data.committed and data.devices() == {devices[0]}
+            return [data if there else jax.device_put(data, devices[0])]
+        cut = _split_in_place(data, devices, batch_axis, even_split)
+        if cut is not None:
+            return cut
         host = _host_view(data)
         if host is None:  # on an accelerator: sliced there, each slice copied where it goes
             return list(jax.device_put(split_data(data, len(devices), batch_axis, even_split), devices))

@@ -11,7 +11,7 @@ import numpy as onp
 import pytest
 
 from framework import gluon, npx
-from tests.conftest import REFERENCE, aligned_host
+from tests.conftest import REFERENCE, aligned_host, count_compiles
 
 REF = onp.load(REFERENCE / "split" / "split.npz", allow_pickle=False)
 
@@ -31,7 +31,7 @@ def test_a_device_named_several_times_gets_mxnets_slices(case):
         with pytest.raises(ValueError, match=re.escape(refused[case].split(". ")[0])):
             gluon.utils.split_and_load(x, [dev] * n, batch_axis=axis, even_split=bool(even))
         return
-    for data in (x, REF["x"]):  # a device array, and host data
+    for data in (x, x, REF["x"]):  # a device array (sliced on the host, then by its program), host data
         parts = gluon.utils.split_and_load(data, [npx.cpu(1)] * n, batch_axis=axis, even_split=bool(even))
         assert len(parts) == n
         for i, part in enumerate(parts):
@@ -58,3 +58,30 @@ def test_a_host_buffer_filled_again_does_not_change_the_loaded_batch(devices):
         parts = gluon.utils.split_and_load(buffer, [dev] * devices)
         buffer[:] = 7.0
         assert all(float(onp.abs(onp.asarray(p)).max()) == 0.0 for p in parts)
+
+
+def test_an_array_already_there_is_cut_by_a_program_from_its_second_split_on():
+    """A batch on the device named twice: the first split of its shape compiles nothing (a shape seen
+    once), the second compiles one program and later ones none; every split gives the same slices."""
+    dev = jax.devices()[0]
+    x = jax.device_put(onp.arange(7 * 3, dtype=onp.float32).reshape(7, 3), dev)
+    splits = []
+
+    def split() -> None:
+        splits.append(gluon.utils.split_and_load(x, [dev, dev], even_split=False))
+
+    compiles = [count_compiles(split) for _ in range(3)]
+    assert compiles == [0, 1, 0]
+    for parts in splits:
+        assert [p.devices() for p in parts] == [{dev}, {dev}]
+        onp.testing.assert_array_equal(onp.asarray(parts[0]), onp.asarray(x)[:4])
+        onp.testing.assert_array_equal(onp.asarray(parts[1]), onp.asarray(x)[4:])
+
+
+def test_one_device_keeps_an_array_already_there_and_places_the_rest():
+    """MXNet's ``as_in_context``: the array itself when it is on that device, else a copy there."""
+    devs = jax.devices()[:2]
+    x = jax.device_put(onp.arange(4.0), devs[0])
+    assert gluon.utils.split_and_load(x, [devs[0]])[0] is x
+    [moved] = gluon.utils.split_and_load(x, [devs[1]])
+    assert moved.devices() == {devs[1]} and moved.tolist() == [0.0, 1.0, 2.0, 3.0]
