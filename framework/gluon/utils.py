@@ -82,15 +82,22 @@ def _cut(bounds: tuple[int, ...], axis: int) -> Any:
     return cut
 
 
+# A CPU array of at least this many bytes is sliced on the host instead: its slices are read in place
+# (no copy), which beats a program's copy from about 200 KiB on (2 cores, JAX 0.10.2: notes/speed.md).
+_CPU_CUT_MAX_BYTES = 256 * 1024
+
+
 def _split_in_place(data: Any, devices: list[jax.Device], batch_axis: int,
                     even_split: bool) -> list[jax.Array] | None:
     """The slices of an array already on the one device every slice goes to (the seed's device list
     naming one device twice), cut there by one compiled program once such a split repeats; None when
-    the data is elsewhere or the split is new (a batch shape seen once compiles nothing)."""
+    the data is elsewhere, a large CPU array (read in place instead) or the split is new (a batch shape
+    seen once compiles nothing)."""
     if not isinstance(data, jax.Array) or isinstance(data, jax.core.Tracer):
         return None
     here = data.devices()
-    if len(here) != 1 or any(d not in here for d in devices):
+    if len(here) != 1 or any(d not in here for d in devices) \
+            or (data.nbytes >= _CPU_CUT_MAX_BYTES and devices[0].platform == "cpu"):
         return None
     bounds = _sections(tuple(data.shape), len(devices), batch_axis, even_split)
     program = _compile.jit_on_repeat(("split_and_load", tuple(data.shape), data.dtype, bounds, batch_axis),
@@ -105,9 +112,10 @@ def split_and_load(data: Any, ctx_list: Sequence[Any], batch_axis: int = 0,
     A device may be listed twice: it then receives two slices (their gradients add up, see
     ``Parameter``). Host data is sliced on the host and each slice placed once
     (``device.host_to_device``); a NumPy array's slices are copied first, as MXNet copies them: a buffer
-    the caller fills again for the next batch does not change this one. A CPU array is read in place;
-    an array already on the one device every slice goes to is cut there, by one compiled program from
-    the second split of its shape on (a shape seen once compiles nothing).
+    the caller fills again for the next batch does not change this one. A large CPU array is read in
+    place; a smaller one, or one on an accelerator, already on the one device every slice goes to is cut
+    there, by one compiled program from the second split of its shape on (a shape seen once compiles
+    nothing).
     """
     devices = [_device.as_device(c, what="ctx_list") for c in ctx_list]
     if not devices:

@@ -85,3 +85,16 @@ def test_one_device_keeps_an_array_already_there_and_places_the_rest():
     assert gluon.utils.split_and_load(x, [devs[0]])[0] is x
     [moved] = gluon.utils.split_and_load(x, [devs[1]])
     assert moved.devices() == {devs[1]} and moved.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_a_large_cpu_batch_is_read_in_place_and_compiles_nothing():
+    """A CPU batch as large as the seed's (256 images) is sliced on the host, its slices read in place
+    (cheaper than a program's copy at that size), however often it is split."""
+    dev = jax.devices()[0]
+    x = jax.device_put(onp.random.default_rng(0).random((256, 1, 28, 28), onp.float32), dev)
+    splits = []
+    compiles = [count_compiles(lambda: splits.append(gluon.utils.split_and_load(x, [dev, dev])))
+                for _ in range(3)]
+    assert compiles == [0, 0, 0]
+    for parts in splits:
+        onp.testing.assert_array_equal(onp.asarray(parts[1]), onp.asarray(x)[128:])
