@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -96,8 +97,9 @@ def _split_in_place(data: Any, devices: list[jax.Device], batch_axis: int,
     if not isinstance(data, jax.Array) or isinstance(data, jax.core.Tracer):
         return None
     here = data.devices()
-    if len(here) != 1 or any(d not in here for d in devices) \
-            or (data.nbytes >= _CPU_CUT_MAX_BYTES and devices[0].platform == "cpu"):
+    if len(here) != 1 or any(d not in here for d in devices):
+        return None
+    if devices[0].platform == "cpu" and math.prod(data.shape) * data.dtype.itemsize >= _CPU_CUT_MAX_BYTES:
         return None
     bounds = _sections(tuple(data.shape), len(devices), batch_axis, even_split)
     program = _compile.jit_on_repeat(("split_and_load", tuple(data.shape), data.dtype, bounds, batch_axis),
