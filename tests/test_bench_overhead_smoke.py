@@ -44,3 +44,21 @@ def test_step_overhead_quick(tmp_path, capsys):
     assert sum(res["compiles"].values()) == 0, res["compiles"]
     assert (tmp_path / "step_overhead.json").exists()
     assert "gluon_seed / compiled" in capsys.readouterr().out
+
+
+def test_split_quick(tmp_path, capsys):
+    """The three ways to cut a batch on its device agree, and every figure is a finite positive number."""
+    import jax
+    import numpy as onp
+
+    from benchmarks import split
+
+    x = jax.device_put(onp.arange(8 * 784, dtype=onp.float32).reshape(8, 1, 28, 28), jax.devices()[0])
+    cuts = {name: [onp.asarray(p) for p in fn()] for name, fn in split.variants(x).items()}
+    for parts in cuts.values():
+        assert len(parts) == 2
+        onp.testing.assert_array_equal(onp.concatenate(parts), onp.asarray(x))
+    res = split.main(["--quick", "--out", str(tmp_path)])
+    assert [r["batch"] for r in res["rows"]] == [8, 256]
+    assert _finite_positive(v for r in res["rows"] for k, v in r.items() if k != "batch")
+    assert (tmp_path / "split.json").exists() and "split_and_load" in capsys.readouterr().out

@@ -59,7 +59,7 @@ def test_only_declared_options_are_passed(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["epochs", "peers", "data_pipeline", "lenet_formulations",
-                                  "step_overhead", "hybridize", "eager_shapes"])
+                                  "step_overhead", "hybridize", "eager_shapes", "split"])
 def test_each_benchmark_parses_what_it_declares(name, monkeypatch):
     """Every option a benchmark declares in COMMON_OPTIONS is one its own parser accepts."""
     import argparse
