@@ -84,8 +84,8 @@ def _cut(bounds: tuple[int, ...], axis: int) -> Any:
 
 
 # A CPU array of at least this many bytes is sliced on the host instead: its slices are read in place
-# (no copy), which beats a program's copy from about 200 KiB on (2 cores, JAX 0.10.2: notes/speed.md).
-_CPU_CUT_MAX_BYTES = 256 * 1024
+# (no copy), which beats a program's copy from about 500 KiB on (2 cores, JAX 0.10.2: notes/speed.md).
+_CPU_CUT_MAX_BYTES = 512 * 1024
 
 
 def _split_in_place(data: Any, devices: list[jax.Device], batch_axis: int,
