@@ -77,6 +77,7 @@ def _host_view(data: Any) -> onp.ndarray | None:
 
 
 def _cut(bounds: tuple[int, ...], axis: int) -> Any:
+    """The function of the compiled split: the slices between consecutive ``bounds`` along ``axis``."""
     def cut(x: jax.Array) -> tuple[jax.Array, ...]:
         return tuple(jax.lax.slice_in_dim(x, lo, hi, axis=axis) for lo, hi in zip(bounds[:-1], bounds[1:],
                                                                                    strict=True))
@@ -88,7 +89,7 @@ def _cut(bounds: tuple[int, ...], axis: int) -> Any:
 _CPU_CUT_MAX_BYTES = 512 * 1024
 
 
-def _split_in_place(data: Any, devices: list[jax.Device], batch_axis: int,
+def _cut_on_device(data: Any, devices: list[jax.Device], batch_axis: int,
                     even_split: bool) -> list[jax.Array] | None:
     """The slices of an array already on the one device every slice goes to (the seed's device list
     naming one device twice), cut there by one compiled program once such a split repeats; None when
@@ -132,7 +133,7 @@ def split_and_load(data: Any, ctx_list: Sequence[Any], batch_axis: int = 0,
             there = isinstance(data, jax.Array) and not isinstance(data, jax.core.Tracer) \
                 and data.committed and data.devices() == {devices[0]}
             return [data if there else jax.device_put(data, devices[0])]
-        cut = _split_in_place(data, devices, batch_axis, even_split)
+        cut = _cut_on_device(data, devices, batch_axis, even_split)
         if cut is not None:
             return cut
         host = _host_view(data)
