@@ -207,6 +207,6 @@ parallel_aliases_host_batch|framework/parallel.py|s/        x = onp.array(x) if 
 split_compiled_at_first_sight|framework/_compile.py|s/    if not _ASKED.first(desc)\[1\]:/    if False:/|tests/gluon/test_utils.py::test_an_array_already_there_is_cut_by_a_program_from_its_second_split_on
 split_program_from_the_start|framework/gluon/utils.py|s/slice_in_dim(x, lo, hi, axis=axis)/slice_in_dim(x, 0, hi - lo, axis=axis)/|tests/gluon/test_utils.py
 one_device_always_copies|framework/gluon/utils.py|s/return \[data if there else jax.device_put/return [jax.device_put/|tests/gluon/test_utils.py::test_one_device_keeps_an_array_already_there_and_places_the_rest
-split_large_cpu_batch_copied|framework/gluon/utils.py|s/    if devices\[0\].platform == "cpu" and math.prod(data.shape) \* data.dtype.itemsize >= _CPU_CUT_MAX_BYTES:/    if False:/|tests/gluon/test_utils.py::test_a_large_cpu_batch_is_read_in_place_and_compiles_nothing
+split_large_cpu_batch_copied|framework/gluon/utils.py|s/    if home.platform == "cpu" and math.prod(shape) \* data.dtype.itemsize >= _CPU_CUT_MAX_BYTES:/    if False:/|tests/gluon/test_utils.py::test_a_large_cpu_batch_is_read_in_place_and_compiles_nothing
 CASES
 exit $status

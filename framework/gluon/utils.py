@@ -68,12 +68,19 @@ def split_data(data: Any, num_slice: int, batch_axis: int = 0, even_split: bool 
     return out
 
 
+def _home(data: Any) -> jax.Device | None:
+    """The one device a concrete ``jax.Array`` lives on; None for anything else (a tracer, a sharded
+    array, host data)."""
+    if not isinstance(data, jax.Array) or isinstance(data, jax.core.Tracer):
+        return None
+    here = data.devices()
+    return next(iter(here)) if len(here) == 1 else None
+
+
 def _host_view(data: Any) -> onp.ndarray | None:
     """A CPU array's memory as NumPy (read in place: it cannot change), else None."""
-    if isinstance(data, jax.Array) and all(d.platform == "cpu" for d in data.devices()) \
-            and len(data.devices()) == 1:
-        return onp.asarray(data)
-    return None
+    home = _home(data)
+    return onp.asarray(data) if home is not None and home.platform == "cpu" else None
 
 
 def _cut(bounds: tuple[int, ...], axis: int) -> Any:
@@ -95,15 +102,14 @@ def _cut_on_device(data: Any, devices: list[jax.Device], batch_axis: int,
     naming one device twice), cut there by one compiled program once such a split repeats; None when
     the data is elsewhere, a large CPU array (read in place instead) or the split is new (a batch shape
     seen once compiles nothing)."""
-    if not isinstance(data, jax.Array) or isinstance(data, jax.core.Tracer):
+    home = _home(data)
+    if home is None or any(d != home for d in devices):
         return None
-    here = data.devices()
-    if len(here) != 1 or any(d not in here for d in devices):
+    shape = tuple(data.shape)
+    if home.platform == "cpu" and math.prod(shape) * data.dtype.itemsize >= _CPU_CUT_MAX_BYTES:
         return None
-    if devices[0].platform == "cpu" and math.prod(data.shape) * data.dtype.itemsize >= _CPU_CUT_MAX_BYTES:
-        return None
-    bounds = _sections(tuple(data.shape), len(devices), batch_axis, even_split)
-    program = _compile.jit_on_repeat(("split_and_load", tuple(data.shape), data.dtype, bounds, batch_axis),
+    bounds = _sections(shape, len(devices), batch_axis, even_split)
+    program = _compile.jit_on_repeat(("split_and_load", shape, data.dtype, bounds, batch_axis),
                                      lambda: _cut(bounds, batch_axis))
     return None if program is None else list(program(data))
 
@@ -130,8 +136,7 @@ def split_and_load(data: Any, ctx_list: Sequence[Any], batch_axis: int = 0,
     host = data if owned else None
     if not owned:
         if len(devices) == 1:  # MXNet's as_in_context: an array already there is itself
-            there = isinstance(data, jax.Array) and not isinstance(data, jax.core.Tracer) \
-                and data.committed and data.devices() == {devices[0]}
+            there = _home(data) == devices[0] and data.committed
             return [data if there else jax.device_put(data, devices[0])]
         cut = _cut_on_device(data, devices, batch_axis, even_split)
         if cut is not None:
